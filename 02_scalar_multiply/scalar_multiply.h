@@ -1,0 +1,25 @@
+// scalar_multiply.h: the interface of exercise 02, out[i] = a * x[i].
+//
+// Frozen: main.cpp and tests.cpp call these functions, and starter.cu and solution.cu both
+// implement them, so the same program and tests run against either file.
+// Pointers are device pointers. Each run_* function launches its kernel and returns without
+// waiting for it (the caller synchronises); n == 0 is allowed and does nothing.
+#pragma once
+
+#include <cstddef>
+
+// Step 1: a single block, thread threadIdx.x handles element threadIdx.x. Needs n <= 1024
+// (the most threads one block may have).
+void run_one_block(float a, const float* x, float* out, size_t n);
+
+// Step 2: ceil(n / block_size) blocks of block_size threads, one element per thread, and a
+// bounds check for the last, partly filled block.
+void run_many_blocks(float a, const float* x, float* out, size_t n, int block_size);
+
+// Step 3: a grid sized to fill the GPU once (from its SM count), each thread striding through
+// the array by the total number of threads in the grid.
+void run_grid_stride(float a, const float* x, float* out, size_t n, int block_size);
+
+// The CPU reference. The product of two floats, computed in double, is exact; the GPU rounds
+// it to float, so each GPU result must lie within half a float ulp of this value.
+inline double scale_reference(float a, float x) { return (double)a * (double)x; }

@@ -1,0 +1,92 @@
+// BEGIN SOLUTION
+// 02_scalar_multiply/solution.cu: the reference solution.
+// starter.cu is generated from this file (awk -f common/make_starter.awk solution.cu): edit this
+// file, regenerate the starter, and `make check` confirms the two agree.
+// END SOLUTION
+// STARTER: // 02_scalar_multiply/starter.cu: your file. Do the TODOs in order; after each step,
+// STARTER: // `make test-02` shows which steps pass and `make run-02` shows the program's output.
+//
+// out[i] = a * x[i], three ways. Each kernel shows one idea about mapping threads to data.
+
+#include "scalar_multiply.h"
+
+#include "cuda_check.h"
+
+// ---- Step 1: one block ------------------------------------------------------------------------
+// A block is a group of up to 1024 threads that run on one SM. With a single block, a thread's
+// position in its block, threadIdx.x, is already a unique element index.
+__global__ void scale_one_block(float a, const float* x, float* out, size_t n) {
+    // TODO(step 1): let thread threadIdx.x compute element threadIdx.x. Guard with i < n: the
+    //               launch may round the thread count up in a later version of this code.
+    // BEGIN SOLUTION
+    unsigned i = threadIdx.x;
+    if (i < n) out[i] = a * x[i];
+    // END SOLUTION
+}
+
+void run_one_block(float a, const float* x, float* out, size_t n) {
+    if (n == 0) return;  // a launch of zero threads is an error, not an empty launch
+    // TODO(step 1): launch scale_one_block as ONE block of n threads, then check the launch
+    //               with CUDA_CHECK_LAUNCH() (common/cuda_check.h).
+    // BEGIN SOLUTION
+    scale_one_block<<<1, (unsigned)n>>>(a, x, out, n);
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+}
+
+// ---- Step 2: many blocks ----------------------------------------------------------------------
+// One thread per element across a 1D grid of blocks. The grid is rounded up to whole blocks, so
+// the last block may have threads with no element: they must do nothing.
+__global__ void scale_many_blocks(float a, const float* x, float* out, size_t n) {
+    // TODO(step 2): compute this thread's global index from blockIdx.x, blockDim.x and
+    //               threadIdx.x, in size_t: with n above 2^31, an int index overflows.
+    //               Then write out[i] = a * x[i] only if i < n.
+    // BEGIN SOLUTION
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i];
+    // END SOLUTION
+}
+
+void run_many_blocks(float a, const float* x, float* out, size_t n, int block_size) {
+    if (n == 0) return;
+    // TODO(step 2): launch ceil(n / block_size) blocks of block_size threads (round up with
+    //               integer arithmetic), and check the launch.
+    // BEGIN SOLUTION
+    size_t blocks = (n + block_size - 1) / block_size;
+    scale_many_blocks<<<(unsigned)blocks, block_size>>>(a, x, out, n);
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+}
+
+// ---- Step 3: grid-stride loop ----------------------------------------------------------------
+// A grid just large enough to fill every SM, each thread looping over the array in steps of the
+// grid's total thread count. Works for any n with a grid of fixed size, and consecutive threads
+// still touch consecutive elements on every pass (coalesced).
+__global__ void scale_grid_stride(float a, const float* x, float* out, size_t n) {
+    // TODO(step 3): start at this thread's global index and advance by the number of threads in
+    //               the whole grid (gridDim.x * blockDim.x) until you pass n. Use size_t.
+    // BEGIN SOLUTION
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = a * x[i];
+    // END SOLUTION
+}
+
+void run_grid_stride(float a, const float* x, float* out, size_t n, int block_size) {
+    if (n == 0) return;
+    int device = 0, sm_count = 0, blocks_per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    // How many blocks of this size one SM can hold at once, given the kernel's registers.
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, scale_grid_stride,
+                                                             block_size, 0));
+    // TODO(step 3): launch sm_count * blocks_per_sm blocks (one full wave), but never more
+    //               blocks than there are elements to cover; check the launch.
+    // BEGIN SOLUTION
+    size_t needed = (n + block_size - 1) / block_size;
+    size_t one_wave = (size_t)sm_count * blocks_per_sm;
+    unsigned blocks = (unsigned)(needed < one_wave ? needed : one_wave);
+    scale_grid_stride<<<blocks, block_size>>>(a, x, out, n);
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+}

@@ -1,0 +1,141 @@
+// bench.h: timing GPU work properly, and printing the results as a table.
+//
+// Kernel launches return before the kernel finishes, so a host clock around a launch measures
+// almost nothing. CUDA events are recorded in the GPU's own stream and timestamped when the GPU
+// reaches them. time_gpu() warms up first (module loading, clocks ramping up), repeats, and
+// reports the median, which one slow repeat cannot move. Between repeats it overwrites a buffer
+// twice the size of L2, so data from the previous repeat is not still sitting in the cache.
+#pragma once
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+#include <cuda_runtime.h>
+
+#include "buffer.h"
+#include "cuda_check.h"
+
+class GpuTimer {
+public:
+    GpuTimer() {
+        CUDA_CHECK(cudaEventCreate(&start_));
+        CUDA_CHECK(cudaEventCreate(&stop_));
+    }
+    ~GpuTimer() {
+        cudaEventDestroy(start_);
+        cudaEventDestroy(stop_);
+    }
+    GpuTimer(const GpuTimer&) = delete;
+    GpuTimer& operator=(const GpuTimer&) = delete;
+
+    void start(cudaStream_t s = 0) { CUDA_CHECK(cudaEventRecord(start_, s)); }
+    // Waits for the stop event, then returns the milliseconds between the two events.
+    float stop_ms(cudaStream_t s = 0) {
+        CUDA_CHECK(cudaEventRecord(stop_, s));
+        CUDA_CHECK(cudaEventSynchronize(stop_));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+        return ms;
+    }
+
+private:
+    cudaEvent_t start_, stop_;
+};
+
+struct Timing {
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    int repeats = 0;
+};
+
+struct BenchConfig {
+    int warmup = 3;
+    int repeats = 20;
+    bool flush_l2 = true;
+};
+
+// Evicts whatever the last repeat left in L2 by writing a buffer twice L2's size.
+inline void flush_l2() {
+    static DeviceBuffer<char> scratch;
+    if (scratch.size() == 0) {
+        int dev = 0, l2 = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        scratch = DeviceBuffer<char>(std::max<size_t>(2 * (size_t)l2, 1 << 20));
+    }
+    CUDA_CHECK(cudaMemsetAsync(scratch.get(), 0, scratch.bytes()));
+}
+
+// Times run() (which launches GPU work on the default stream) and returns the median.
+inline Timing time_gpu(const std::function<void()>& run, BenchConfig cfg = {}) {
+    for (int i = 0; i < cfg.warmup; ++i) run();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> ms;
+    GpuTimer timer;
+    for (int i = 0; i < cfg.repeats; ++i) {
+        if (cfg.flush_l2) flush_l2();
+        timer.start();
+        run();
+        ms.push_back(timer.stop_ms());
+    }
+    std::sort(ms.begin(), ms.end());
+    Timing t;
+    t.repeats = cfg.repeats;
+    t.min_ms = ms.front();
+    t.max_ms = ms.back();
+    size_t h = ms.size() / 2;
+    t.median_ms = ms.size() % 2 ? ms[h] : 0.5 * (ms[h - 1] + ms[h]);
+    return t;
+}
+
+// The reference for memory-bound kernels: cudaMemcpy device-to-device of `bytes` bytes.
+// Returns its median time; its bandwidth counts bytes read plus bytes written (2 * bytes).
+inline Timing time_device_copy(size_t bytes, BenchConfig cfg = {}) {
+    DeviceBuffer<char> src(bytes), dst(bytes);
+    CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+    return time_gpu([&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes,
+                                                     cudaMemcpyDeviceToDevice)); }, cfg);
+}
+
+inline double gb_per_s(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0; }
+inline double gflop_per_s(double flop, double ms) { return ms > 0 ? flop / (ms * 1e-3) / 1e9 : 0; }
+
+// printf into a std::string, for table cells.
+inline std::string strf(const char* format, ...) {
+    char buf[256];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return buf;
+}
+
+// A Markdown table with aligned columns, so a README can take the output as it is.
+class Table {
+public:
+    explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
+    void row(std::vector<std::string> cells) {
+        cells.resize(rows_[0].size());
+        rows_.push_back(std::move(cells));
+    }
+    void print(FILE* out = stdout) const {
+        std::vector<size_t> w(rows_[0].size(), 3);
+        for (const auto& r : rows_)
+            for (size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
+        for (size_t i = 0; i < rows_.size(); ++i) {
+            for (size_t c = 0; c < w.size(); ++c)
+                std::fprintf(out, c == 0 ? "| %-*s |" : " %*s |", (int)w[c], rows_[i][c].c_str());
+            std::fprintf(out, "\n");
+            if (i == 0) {
+                for (size_t c = 0; c < w.size(); ++c)
+                    std::fprintf(out, c == 0 ? "|%s|" : "%s:|", std::string(w[c] + (c == 0 ? 2 : 1), '-').c_str());
+                std::fprintf(out, "\n");
+            }
+        }
+    }
+
+private:
+    std::vector<std::vector<std::string>> rows_;
+};

@@ -1,0 +1,62 @@
+// buffer.h: device memory that frees itself (RAII), plus copies to and from host vectors.
+#pragma once
+
+#include <cstring>
+#include <utility>
+#include <vector>
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(size_t count) : count_(count) {
+        if (count_ > 0) CUDA_CHECK(cudaMalloc(&ptr_, count_ * sizeof(T)));
+    }
+    explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+    ~DeviceBuffer() {
+        if (ptr_) cudaFree(ptr_);  // no check: a destructor must not exit, and may run at exit
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        std::swap(ptr_, o.ptr_);
+        std::swap(count_, o.count_);
+        return *this;
+    }
+
+    T* get() const { return ptr_; }
+    size_t size() const { return count_; }
+    size_t bytes() const { return count_ * sizeof(T); }
+
+    void upload(const std::vector<T>& host) {
+        if (count_ > 0)
+            CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    }
+    std::vector<T> download() const {
+        std::vector<T> host(count_);
+        if (count_ > 0)
+            CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+        return host;
+    }
+    // Fill every byte with 0xFF before a kernel runs: as float that is NaN, as an integer -1,
+    // so an element the kernel forgot to write cannot pass for a correct result.
+    void poison() {
+        if (count_ > 0) CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes()));
+    }
+
+private:
+    T* ptr_ = nullptr;
+    size_t count_ = 0;
+};
+
+// Free and total device memory in bytes.
+inline size_t free_gpu_bytes() {
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    return free_b;
+}

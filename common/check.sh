@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# check.sh (run by `make check` after everything is built): for each exercise,
+#   1. the committed starter.cu must equal the one generated from solution.cu (under CI or
+#      STRICT_STARTERS=1 a difference is an error; otherwise a note, since students edit theirs);
+#   2. the tests pass against solution.cu;
+#   3. on a GPU, the tests FAIL against the untouched starter: a suite that passes on it
+#      could not tell a finished exercise from an unfinished one.
+# Ends with one line: check: N passed, N failed, N skipped (test cases).
+set -u
+timeout_s=${TEST_TIMEOUT:-300}
+strict=${STRICT_STARTERS:-}
+[ "${CI:-}" = true ] && strict=1
+passed=0 failed=0 skipped=0
+problems=()
+
+# Reads "result: P passed, F failed, S skipped" from a test program's output.
+run_suite() {  # $1 binary; sets out, rc, p, f, s
+  out=$(timeout -k 5 "$timeout_s" "$1" 2>&1)
+  rc=$?
+  local line
+  line=$(grep -E '^result: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' <<<"$out" | tail -n 1)
+  if [ -n "$line" ]; then
+    read -r p f s < <(sed -E 's/^result: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/' <<<"$line")
+  else
+    p=0 f=0 s=0
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed, timed out, or failed to start
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then out+=$'\n'"(stopped after ${timeout_s} s: a kernel is probably stuck)"; fi
+}
+
+for ex in "$@"; do
+  if [ "$ex" = common ]; then  # the shared helpers' own host tests
+    run_suite build/common/tests
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    printf '%-22s %3d passed, %d failed, %d skipped\n' "common/" "$p" "$f" "$s"
+    [ "$f" -ne 0 ] && tail -n 40 <<<"$out"
+    continue
+  fi
+  # 1. starter generated from the solution
+  if ! diff -q <(awk -f common/make_starter.awk "$ex/solution.cu") "$ex/starter.cu" >/dev/null; then
+    if [ -n "$strict" ]; then
+      problems+=("$ex/starter.cu is not what common/make_starter.awk makes of solution.cu (regenerate it)")
+      failed=$((failed + 1))
+    else
+      echo "note: $ex/starter.cu differs from the generated starter (expected once you have started on it)"
+    fi
+  fi
+  # 2. the solution passes
+  run_suite "build/$ex/solution/tests"
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+  printf '%-22s solution: %3d passed, %d failed, %d skipped\n' "$ex" "$p" "$f" "$s"
+  if [ "$f" -ne 0 ]; then
+    echo "---- $ex: output of the failing run (last 40 lines) ----"
+    tail -n 40 <<<"$out"
+    echo "----"
+  fi
+  # 3. the untouched starter fails (only meaningful where the GPU cases ran)
+  run_suite "build/$ex/pristine/tests"
+  if grep -q '^note: GPU test cases are skipped' <<<"$out"; then
+    printf '%-22s untouched starter: %d expected failures (GPU cases not run here)\n' "$ex" "$f"
+  elif [ "$f" -eq 0 ]; then
+    problems+=("$ex: the tests PASS against the untouched starter, so they cannot tell a finished exercise from an unfinished one")
+    failed=$((failed + 1))
+  else
+    printf '%-22s untouched starter: %d expected failures\n' "$ex" "$f"
+  fi
+done
+
+for pr in "${problems[@]+"${problems[@]}"}"; do echo "problem: $pr"; done
+echo "check: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

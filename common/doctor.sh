@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# doctor.sh (make doctor): what this machine has, and a plain-words warning for each mismatch.
+set -u
+warn() { echo "  WARNING: $*"; warnings=$((warnings + 1)); }
+warnings=0
+nvcc=${NVCC:-nvcc}
+
+echo "CUDA compiler:"
+if command -v "$nvcc" >/dev/null 2>&1; then
+  nvcc_ver=$("$nvcc" --version | sed -nE 's/.*release ([0-9]+\.[0-9]+).*/\1/p')
+  echo "  nvcc $nvcc_ver at $(command -v "$nvcc")"
+  case "$nvcc_ver" in
+    12.*|13.*) ;;
+    *) warn "this course is written for CUDA 12.x and 13.x; nvcc $nvcc_ver may not build it" ;;
+  esac
+else
+  nvcc_ver=""
+  warn "nvcc not found: install the CUDA Toolkit and put its bin/ on PATH (or run make NVCC=/path/to/nvcc)"
+fi
+echo "  host compiler: $(g++ --version 2>/dev/null | head -n 1 || echo 'g++ not found')"
+
+echo "Driver and GPUs:"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)
+  drv_cuda=$(nvidia-smi 2>/dev/null | sed -nE 's/.*CUDA Version: *([0-9]+\.[0-9]+).*/\1/p' | head -n 1)
+  echo "  driver $drv (runs CUDA up to ${drv_cuda:-?})"
+  nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader | sed 's/^/  GPU /'
+  if [ -n "$nvcc_ver" ] && [ -n "$drv_cuda" ]; then
+    if [ "${nvcc_ver%%.*}" -gt "${drv_cuda%%.*}" ]; then
+      warn "nvcc $nvcc_ver is newer than the driver supports (CUDA $drv_cuda): programs will fail with cudaErrorInsufficientDriver; update the driver or use an older toolkit"
+    fi
+  fi
+  while read -r cc; do
+    major=${cc%%.*}
+    if [ "$major" -lt 7 ] || [ "$cc" = "7.0" ] || [ "$cc" = "7.2" ]; then
+      warn "a GPU of compute capability $cc: CUDA 13 builds nothing older than 7.5 (Turing)"
+    fi
+  done < <(nvidia-smi --query-gpu=compute_cap --format=csv,noheader)
+else
+  echo "  none visible (nvidia-smi finds no GPU): everything builds, GPU tests are skipped"
+fi
+
+echo "Build:"
+echo "  ARCH=${ARCH:-?}: ${ARCH_FLAGS:-?}"
+if [ "${ARCH:-}" = native ] && ! nvidia-smi -L >/dev/null 2>&1; then
+  warn "ARCH=native needs a visible GPU at compile time; use ARCH=fat or a target such as ARCH=sm_89"
+fi
+
+echo "Libraries:"
+found() { for d in "${DEPS:-.deps/usr}/include" /usr/include /usr/local/include; do [ -f "$d/$1" ] && { echo "$d/$1"; return 0; }; done; return 1; }
+if p=$(found doctest/doctest.h); then echo "  doctest: $p"; else warn "doctest not found: make check installs doctest-dev, or install it yourself"; fi
+if p=$(found gif_lib.h); then echo "  giflib: $p"; else warn "giflib not found (03's --gif): make check installs libgif-dev, or install it yourself"; fi
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  echo "  compute-sanitizer: $(command -v compute-sanitizer)"
+else
+  warn "compute-sanitizer not on PATH: make sanitize needs it (it is in the CUDA Toolkit's bin/)"
+fi
+echo "doctor: $warnings warning(s)"

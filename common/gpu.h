@@ -1,0 +1,104 @@
+// gpu.h: is there a usable GPU, and what are its theoretical limits?
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+
+// ---- GPU presence -------------------------------------------------------------------------
+// No driver (cudaErrorInsufficientDriver) and no device (cudaErrorNoDevice) both mean "no
+// usable GPU": programs say so in one line and exit with code 2; tests skip (testing.h).
+struct GpuPresence {
+    bool usable = false;
+    int count = 0;
+    std::string reason;  // empty when usable
+};
+
+inline GpuPresence probe_gpu() {
+    GpuPresence p;
+    cudaError_t err = cudaGetDeviceCount(&p.count);
+    if (err == cudaSuccess && p.count > 0) {
+        p.usable = true;
+        return p;
+    }
+    cudaGetLastError();  // clear the sticky error so later calls start clean
+    p.count = 0;
+    if (err == cudaErrorInsufficientDriver)
+        p.reason = "no NVIDIA driver is loaded (or it is older than this CUDA runtime)";
+    else if (err == cudaErrorNoDevice || err == cudaSuccess)
+        p.reason = "no CUDA-capable GPU was found";
+    else
+        p.reason = std::string("the CUDA runtime cannot start: ") + cudaGetErrorName(err) + " (" +
+                   cudaGetErrorString(err) + ")";
+    return p;
+}
+
+// The version of the CUDA Toolkit this program was built with, e.g. "13.0".
+inline std::string cuda_toolkit_version() {
+    return std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10);
+}
+
+// Programs call this first: one clear line and exit code 2 when there is no usable GPU.
+inline void require_gpu(const char* program) {
+    GpuPresence p = probe_gpu();
+    if (!p.usable) {
+        std::fprintf(stderr, "%s: no usable GPU: %s (built with CUDA Toolkit %s)\n", program,
+                     p.reason.c_str(), cuda_toolkit_version().c_str());
+        std::exit(kExitNoGpu);
+    }
+}
+
+// ---- Device facts -------------------------------------------------------------------------
+// Theoretical peaks are derived from what the device reports, never typed in. CUDA 13 removed
+// cudaDeviceProp::clockRate and ::memoryClockRate; cudaDeviceGetAttribute still has both.
+// (Exercise 01 asks students to write these same formulas themselves.)
+
+// FP32 lanes ("CUDA cores") per SM: not reported by CUDA, fixed per architecture.
+inline int fp32_lanes_per_sm(int major, int minor) {
+    if (major == 6) return minor == 0 ? 64 : 128;  // Pascal: GP100 64, others 128
+    if (major == 7) return 64;                     // Volta, Turing
+    if (major == 8) return minor == 0 ? 64 : 128;  // A100 64; Ampere consumer, Ada 128
+    if (major >= 9) return 128;                    // Hopper, Blackwell
+    return 0;                                      // unknown: peaks read as 0
+}
+
+struct DeviceFacts {
+    std::string name;
+    int major = 0, minor = 0;
+    int sm_count = 0;
+    int max_threads_per_block = 0;
+    int sm_clock_khz = 0;
+    int mem_clock_khz = 0;
+    int mem_bus_bits = 0;
+    size_t l2_bytes = 0;
+    double dram_gbs = 0;      // theoretical DRAM bandwidth, GB/s (1e9 bytes)
+    double fp32_gflops = 0;   // theoretical FP32 peak (an FMA counts as 2 FLOP), GFLOP/s
+};
+
+inline DeviceFacts device_facts(int device = 0) {
+    auto attr = [device](cudaDeviceAttr a) {
+        int v = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));
+        return v;
+    };
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    DeviceFacts f;
+    f.name = prop.name;
+    f.major = prop.major;
+    f.minor = prop.minor;
+    f.sm_count = attr(cudaDevAttrMultiProcessorCount);
+    f.max_threads_per_block = attr(cudaDevAttrMaxThreadsPerBlock);
+    f.sm_clock_khz = attr(cudaDevAttrClockRate);
+    f.mem_clock_khz = attr(cudaDevAttrMemoryClockRate);
+    f.mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
+    f.l2_bytes = (size_t)attr(cudaDevAttrL2CacheSize);
+    // Double data rate: two transfers per memory clock, bus width in bits / 8 bytes each.
+    f.dram_gbs = 2.0 * f.mem_clock_khz * 1e3 * (f.mem_bus_bits / 8.0) / 1e9;
+    f.fp32_gflops =
+        2.0 * f.sm_count * fp32_lanes_per_sm(f.major, f.minor) * (f.sm_clock_khz * 1e3) / 1e9;
+    return f;
+}

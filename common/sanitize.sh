@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# sanitize.sh FOLDER "PROGRAM ARGS" TESTS: runs compute-sanitizer's four tools over a
+# solution's program and its tests (leaving out cases named "(large)"), failing on any report.
+set -u
+ex=$1 program=$2 tests=$3
+for d in "${CUDA_HOME:-/usr/local/cuda}/bin" "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer"; do [ -x "$d/compute-sanitizer" ] && PATH=$PATH:$d; done
+if ! command -v compute-sanitizer >/dev/null 2>if ! command -v compute-sanitizer >/dev/null 2>&1; then1; then
+  echo "sanitize $ex: compute-sanitizer is not on PATH (it comes with the CUDA Toolkit, in its bin/)"
+  exit 1
+fi
+logdir=build/$ex/sanitize
+mkdir -p "$logdir"
+status=0
+for tool in memcheck racecheck synccheck initcheck; do
+  extra=()
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  for what in program tests; do
+    log=$logdir/$tool-$what.log
+    if [ "$what" = program ]; then
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 86 $program >"$log" 2>&1
+    else
+      compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 86 "$tests" '--test-case-exclude=*(large)*' >"$log" 2>&1
+    fi
+    rc=$?
+    summary=$(grep -E '========= (ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY)' "$log" | tail -n 1 | sed 's/^========= //')
+    if [ $rc -eq 0 ]; then
+      printf 'sanitize %-20s %-9s %-7s clean (%s)\n' "$ex" "$tool" "$what" "${summary:-no errors}"
+    else
+      printf 'sanitize %-20s %-9s %-7s FAILED (exit %d; log %s)\n' "$ex" "$tool" "$what" "$rc" "$log"
+      grep -E '^=========' "$log" | head -n 30
+      status=1
+    fi
+  done
+done
+exit $status

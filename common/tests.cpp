@@ -1,0 +1,112 @@
+// common/tests.cpp: host tests of the shared helpers (options, comparison, random inputs).
+// Built as build/common/tests and run first by `make check`.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "options.h"
+#include "testing.h"
+
+namespace {
+// Parses one command line; bad values throw InputError instead of exiting.
+struct Parsed {
+    std::vector<std::string> words;
+    std::vector<char*> argv;
+    explicit Parsed(std::vector<std::string> w) : words(std::move(w)) {
+        words.insert(words.begin(), "prog");
+        for (auto& s : words) argv.push_back(&s[0]);
+        options_throw_for_tests() = true;
+    }
+    Options options() { return Options((int)argv.size(), argv.data(), "usage\n"); }
+};
+size_t parse_size(const std::string& v) { return Parsed({"--n", v}).options().size("--n", 7); }
+std::string size_error(const std::string& v) {
+    try {
+        parse_size(v);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
+TEST_CASE("host: options: sizes in digits and powers of two") {
+    CHECK(parse_size("1000000") == 1000000u);
+    CHECK(parse_size("2^25") == ((size_t)1 << 25));
+    CHECK(parse_size("2^20+3") == ((size_t)1 << 20) + 3);
+    CHECK(parse_size("2^31-1") == ((size_t)1 << 31) - 1);
+    CHECK(Parsed({}).options().size("--n", 7) == 7u);
+    CHECK(Parsed({"--n=42"}).options().size("--n", 7) == 42u);
+}
+
+TEST_CASE("host: options: bad sizes name the option and the problem") {
+    CHECK(size_error("abc") == "--n: 'abc' is not a whole number");
+    CHECK(size_error("-5") == "--n: '-5' is negative");
+    CHECK(size_error("0") == "--n: must be at least 1 (got 0)");
+    CHECK(size_error("1.5") == "--n: '1.5' is not a whole number");
+    CHECK(size_error("99999999999999999999999") == "--n: '99999999999999999999999' is too large");
+    CHECK(size_error("2^99") == "--n: '2^99' is too large");
+    CHECK(size_error("") == "--n: '' is not a whole number");
+}
+
+TEST_CASE("host: options: integers, reals, choices, flags and unknown options") {
+    auto p = Parsed({"--block", "2048", "--density", "1.5", "--kernel", "nope", "--bench"});
+    Options o = p.options();
+    CHECK_THROWS_WITH(o.integer("--block", 256, 32, 1024), "--block: must be at most 1024 (got 2048)");
+    CHECK_THROWS_WITH(o.real("--density", 0.25, 0.0, 1.0), "--density: must be between 0 and 1 (got 1.5)");
+    CHECK_THROWS_WITH(o.choice("--kernel", "a", {"a", "b"}), "--kernel: unknown value 'nope' (choose one of: a, b)");
+    CHECK(o.flag("--bench"));
+    CHECK_NOTHROW(o.finish());
+    auto q = Parsed({"--blokc", "3"});
+    CHECK_THROWS_WITH(q.options().finish(), "unknown option '--blokc' (try --help)");
+    auto r = Parsed({"--n"});
+    CHECK_THROWS_WITH(r.options().size("--n", 1), "--n: needs a value");
+    auto s = Parsed({"--seed", "nan"});
+    CHECK_THROWS_WITH(s.options().real("--seed", 1, 0, 10), "--seed: 'nan' is not a number");
+}
+
+TEST_CASE("host: compare: NaN never passes, tolerance is abs + rel") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    CHECK_FALSE(within(nan, 1.0, Tolerance{1e9, 1e9}));
+    CHECK_FALSE(within(1.0, nan, Tolerance{1e9, 1e9}));
+    CHECK(within(1.0 + 1e-7, 1.0, Tolerance{2e-7, 0}));
+    CHECK_FALSE(within(1.0 + 1e-6, 1.0, Tolerance{2e-7, 0}));
+    CHECK(within(1e-9, 0.0, Tolerance{0, 1e-8}));
+    std::vector<float> got = {1.0f, std::nanf(""), 3.0f};
+    std::vector<double> ref = {1.0, 2.0, 3.0};
+    Comparison c = compare(got, ref, Tolerance{});
+    CHECK(c.mismatches == 1);
+    CHECK(c.first_bad == 1);
+    CHECK_FALSE(compare_exact(std::vector<int>{1, 2}, std::vector<int>{1, 2, 3}).ok());
+}
+
+TEST_CASE("host: random inputs are seeded, in range, and not all alike") {
+    auto a = random_floats(1000, 5, -2.0f, 3.0f), b = random_floats(1000, 5, -2.0f, 3.0f);
+    CHECK(a == b);
+    CHECK(a != random_floats(1000, 6, -2.0f, 3.0f));
+    double lo = 1e9, hi = -1e9;
+    for (float v : a) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
+    CHECK(lo >= -2.0);
+    CHECK(hi < 3.0);
+    CHECK(hi - lo > 4.5);
+    auto ints = random_ints(1000, 1, -3, 3);
+    CHECK(*std::min_element(ints.begin(), ints.end()) == -3);
+    CHECK(*std::max_element(ints.begin(), ints.end()) == 3);
+}
+
+TEST_CASE("host: the benchmark table prints aligned Markdown") {
+    Table t({"a", "bbbb"});
+    t.row({"xx", "1"});
+    char buf[256] = {};
+    FILE* f = fmemopen(buf, sizeof buf, "w");
+    t.print(f);
+    std::fclose(f);
+    CHECK(std::string(buf) == "| a   | bbbb |\n|-----|-----:|\n| xx  |    1 |\n");
+}
+
+TEST_CASE("host: float_sum_tolerance grows with n and the magnitudes") {
+    CHECK(float_sum_tolerance(100, 1.0).atol < float_sum_tolerance(10000, 1.0).atol);
+    CHECK(float_sum_tolerance(100, 1.0).atol < float_sum_tolerance(100, 10.0).atol);
+}
