@@ -4,7 +4,7 @@
 set -u
 ex=$1 program=$2 tests=$3
 for d in "${CUDA_HOME:-/usr/local/cuda}/bin" "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer"; do [ -x "$d/compute-sanitizer" ] && PATH=$PATH:$d; done
-if ! command -v compute-sanitizer >/dev/null 2>if ! command -v compute-sanitizer >/dev/null 2>&1; then1; then
+if ! command -v compute-sanitizer >/dev/null 2>&1; then
   echo "sanitize $ex: compute-sanitizer is not on PATH (it comes with the CUDA Toolkit, in its bin/)"
   exit 1
 fi
