@@ -15,8 +15,8 @@ static const char* kUsage =
     "usage: scalar_multiply [options]      out[i] = a * x[i] on the GPU, checked on the CPU\n"
     "  --n N           elements (default 1000000; 2^K and 2^K+C work too)\n"
     "  --a A           the scalar (default 2.5)\n"
-    "  --kernel NAME   one_block, many_blocks, grid_stride or all (default all)\n"
-    "  --block B       threads per block for many_blocks and grid_stride (default 256)\n"
+    "  --kernel NAME   one_block, many_blocks, grid_stride, vectorized or all (default all)\n"
+    "  --block B       threads per block for steps 2 to 4 (default 256)\n"
     "  --seed S        seed of the random input (default 1)\n"
     "  --bench         print the benchmark table (sizes 2^12 to 2^28) instead\n";
 
@@ -28,7 +28,9 @@ static const Step kSteps[] = {
     {"one_block", [](float a, const float* x, float* out, size_t n, int) { run_one_block(a, x, out, n); }},
     {"many_blocks", run_many_blocks},
     {"grid_stride", run_grid_stride},
+    {"vectorized", run_vectorized},
 };
+static const int kStepCount = sizeof kSteps / sizeof kSteps[0];
 
 // Half an ulp of float, relative: the GPU's float product must round the exact one correctly.
 static const Tolerance kTol{0x1.0p-24, 0.0};
@@ -90,7 +92,7 @@ static int run_bench(int block, uint64_t seed) {
         std::vector<float> x = random_floats(n, seed + k, -10.0f, 10.0f);
         DeviceBuffer<float> d_x(x), d_out(n);
         double copy_gbs = gb_per_s(bytes, time_device_copy(4 * n).median_ms);
-        for (int s = 1; s < 3; ++s) {  // one_block cannot cover these sizes
+        for (int s = 1; s < kStepCount; ++s) {  // one_block cannot cover these sizes
             const Step& step = kSteps[s];
             d_out.poison();
             Timing t = time_gpu([&] { step.run(a, d_x.get(), d_out.get(), n, block); });
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
     Options opts(argc, argv, kUsage);
     size_t n = opts.size("--n", 1000000);
     float a = (float)opts.real("--a", 2.5, -1e30, 1e30);
-    std::string kernel = opts.choice("--kernel", "all", {"all", "one_block", "many_blocks", "grid_stride"});
+    std::string kernel = opts.choice("--kernel", "all", {"all", "one_block", "many_blocks", "grid_stride", "vectorized"});
     int block = opts.integer("--block", 256, 1, 1 << 30);
     uint64_t seed = opts.size("--seed", 1, 0);
     bool bench = opts.flag("--bench");

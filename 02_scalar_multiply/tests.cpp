@@ -93,6 +93,35 @@ TEST_CASE("step 3 grid_stride: n = 2^31 + 5, size_t indexing (large)" * needs_gp
     expect_scaled_huge(run_grid_stride);
 }
 
+// ---- step 4 ---------------------------------------------------------------------------------
+TEST_CASE("step 4 vectorized: sizes 0 to 2^24+3 (tails of 0 to 3 floats), block 256" * needs_gpu()) {
+    for (size_t n : kSizes) expect_scaled(run_vectorized, n, 2.5f, 256, n + 4);
+    for (size_t n : {2, 3, 4, 5, 6, 7, 8, 9}) expect_scaled(run_vectorized, n, 2.5f, 256, n + 4);
+}
+TEST_CASE("step 4 vectorized: block sizes 32 to 1024, including 33 and 96" * needs_gpu()) {
+    for (int b : kBlocks) expect_scaled(run_vectorized, 100003, 1.75f, b, b + 2);
+}
+TEST_CASE("step 4 vectorized: pointers not 16-byte aligned, and aligned ones at an offset" * needs_gpu()) {
+    const size_t n = 100003;
+    std::vector<float> x = random_floats(n + 8, 5, -10.0f, 10.0f);
+    DeviceBuffer<float> d_x(x), d_out(n + 8);
+    for (size_t offset : {1, 2, 3, 4}) {
+        CAPTURE(offset);
+        d_out.poison();
+        run_vectorized(-0.5f, d_x.get() + offset, d_out.get() + offset, n, 256);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> out = d_out.download();
+        std::vector<double> ref(n);
+        for (size_t i = 0; i < n; ++i) ref[i] = scale_reference(-0.5f, x[i + offset]);
+        CHECK_MATCH(compare(out.data() + offset, ref.data(), n, Tolerance{0x1.0p-24, 0.0}));
+        CHECK(std::isnan(out[offset - 1]));  // nothing written before the start
+        CHECK(std::isnan(out[offset + n]));  // nor after the end
+    }
+}
+TEST_CASE("step 4 vectorized: n = 2^31 + 5, size_t indexing (large)" * needs_gpu()) {
+    expect_scaled_huge(run_vectorized);
+}
+
 // ---- host -----------------------------------------------------------------------------------
 TEST_CASE("host: the CPU reference is exact for float products") {
     CHECK(scale_reference(3.0f, 0.5f) == 1.5);
