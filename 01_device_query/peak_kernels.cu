@@ -1,0 +1,44 @@
+// 01_device_query/peak_kernels.cu: support for the benchmark (not a student step).
+//
+// A kernel that does nothing but FP32 FMAs, to see how close a real kernel gets to the peak
+// FLOP/s of step 5. Each thread runs kFmaChains independent chains: an FMA takes a few clocks
+// before its result can feed the next FMA of the same chain, and independent chains fill those
+// clocks. The loop is unrolled so loop counting costs almost no issue slots.
+
+#include "device_query.h"
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+
+__global__ void fma_throughput(float* out, int iterations, float mul, float add) {
+    const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // Start values differ per thread (k / 1024 is exact in float, so the CPU reference agrees).
+    const float start = (float)(thread % 1024) * (1.0f / 1024.0f);
+    float x[kFmaChains];
+#pragma unroll
+    for (int c = 0; c < kFmaChains; ++c) x[c] = start + (float)c;
+    // mul and add are arguments, not constants: the compiler cannot fold the chain away.
+#pragma unroll 16
+    for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+        for (int c = 0; c < kFmaChains; ++c) x[c] = fmaf(x[c], mul, add);
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kFmaChains; ++c) sum += x[c];
+    out[thread] = sum;  // a result nobody stores is work the compiler may delete
+}
+
+void run_fma_throughput(float* out, size_t blocks, int block, int iterations, float mul,
+                        float add) {
+    if (blocks == 0) return;
+    fma_throughput<<<(unsigned)blocks, block>>>(out, iterations, mul, add);
+    CUDA_CHECK_LAUNCH();
+}
+
+int fma_blocks_per_sm(int block) {
+    int blocks = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fma_throughput, block, 0));
+    return blocks;
+}
