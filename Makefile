@@ -87,10 +87,11 @@ FLAGS_STAMP := $(BUILD)/flags.$(shell echo '$(NVCCFLAGS) $(STARTER_FLAGS) $(CXXF
 $(FLAGS_STAMP):
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/flags.* && touch $@
 
-# doctest (and giflib for 03) are checked, and installed if missing, before anything needs them.
-DEPS_STAMP := $(BUILD)/deps.ok
-$(DEPS_STAMP): common/setup_deps.sh
-	@mkdir -p $(BUILD) && bash common/setup_deps.sh && touch $@
+# doctest (every test program) and giflib (03's program) are checked, and installed if missing,
+# just before the first compile that needs them; `make run-01` needs neither.
+DEPS_STAMP := $(BUILD)/deps-doctest.ok
+$(BUILD)/deps-%.ok: common/setup_deps.sh
+	@mkdir -p $(BUILD) && bash common/setup_deps.sh $* && touch $@
 
 # ---- Per-exercise rules -----------------------------------------------------------------------
 VARIANTS := solution starter pristine
@@ -99,6 +100,7 @@ VARIANTS := solution starter pristine
 define EXERCISE_RULES
 $(2)_SUPPORT := $(filter-out $(1)/starter.cu $(1)/solution.cu $(1)/main.cpp $(1)/tests.cpp,$(wildcard $(1)/*.cu $(1)/*.cpp))
 $(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT))
+$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok)
 
 $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
@@ -116,13 +118,13 @@ $(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP)
 $(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
+$(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/main.o: $(1)/main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
+$(BUILD)/$(1)/main.o: $(1)/main.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
+$(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP) $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
 
