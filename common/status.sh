@@ -14,5 +14,6 @@ for ex in "$@"; do
   steps=$(grep -E '^steps: ' <<<"$out" | tail -n 1 | sed -E 's/^steps: ([0-9]+ of [0-9]+).*/\1/')
   result=$(grep -E '^result: ' <<<"$out" | tail -n 1 | sed -E 's/^result: //')
   [ -n "$result" ] || result="the tests did not finish (crash or timeout)"
+  grep -q '^note: GPU test cases are skipped' <<<"$out" && result+=" (no GPU here: GPU cases skipped)"
   printf '| %-20s | %-8s | %-14s | %s\n' "$ex" "yes" "${steps:--}" "$result"
 done
