@@ -44,7 +44,7 @@ static void fill_memory(int device, DeviceReport& r) {
 DeviceReport query_device(int device) {
     DeviceReport r;
     r.device = device;
-    cudaDeviceProp prop;  // the name is only in the struct; every number has an attribute
+    cudaDeviceProp prop;  // the name is not an attribute: take it from the struct
     CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     r.name = prop.name;
     fill_limits(device, r);
