@@ -9,6 +9,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 .SUFFIXES:
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 EXERCISES := $(sort $(patsubst %/,%,$(wildcard 0[1-9]_*/)))
 numbers    = $(foreach e,$(EXERCISES),$(firstword $(subst _, ,$(e))))
