@@ -1,0 +1,139 @@
+// game_of_life.h: the interface of exercise 03, Conway's Game of Life on a torus.
+//
+// Frozen: main.cpp and tests.cpp call these functions, and starter.cu and solution.cu both
+// implement them, so the same program and tests run against either file.
+//
+// A lattice is width x height cells, one byte each: 0 (dead) or 1 (alive), row-major, cell (x, y)
+// at index y * width + x (computed in size_t: a lattice may hold more than 2^31 cells). Each side
+// is at most kMaxSide, so every grid fits the GPU's limits. Pointers are device pointers. Each
+// run_* function launches its kernel and returns without waiting for it (the caller
+// synchronises); a lattice with no cells (width or height 0) is allowed and does nothing.
+//
+// The torus rule, for every size including 1 x 1: the eight neighbours of (x, y) are the cells
+// ((x + dx) mod width, (y + dy) mod height) for dx, dy in {-1, 0, 1}, not both 0, counted with
+// multiplicity. On a lattice 1 or 2 cells wide (or high) some of those eight are the same cell,
+// or the cell itself, and each counts as often as it appears: a live 1 x 1 cell has 8 live
+// neighbours (itself, eight times) and dies; on a 3 x 1 ring the left neighbour is met three times.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "buffer.h"
+#include "compare.h"
+
+constexpr int kMaxSide = 1 << 19;  // 524288 cells: the grids of every kernel stay within limits
+
+// ---- Step 1: global ---------------------------------------------------------------------------
+// One thread per cell over a 2D grid of 2D blocks (kGlobalBlockX x kGlobalBlockY threads),
+// reading `in` and writing `out` (double buffering): one generation per launch.
+constexpr int kGlobalBlockX = 32, kGlobalBlockY = 16;
+void run_global(const uint8_t* in, uint8_t* out, int width, int height);
+
+// ---- Step 2: single_block ---------------------------------------------------------------------
+// ONE block of kSingleBlockSide x kSingleBlockSide threads runs `generations` generations in a
+// single launch, with the whole lattice (two copies: this generation and the next) in shared
+// memory and __syncthreads() between generations. Reads `in` once, writes `out` once.
+// Only lattices whose two copies fit one block's shared memory qualify: returns false, and
+// launches nothing, for a larger one (see single_block_max_cells()). generations == 0 copies.
+constexpr int kSingleBlockSide = 32;
+bool run_single_block(const uint8_t* in, uint8_t* out, int width, int height, int generations);
+// The most cells run_single_block accepts on this GPU: half the shared memory one block may have.
+size_t single_block_max_cells();
+
+// ---- Step 3: shared ---------------------------------------------------------------------------
+// Each block copies a kTileW x kTileH tile of the lattice plus a one-cell halo into shared
+// memory, then updates the tile from there; every thread updates 4 neighbouring cells in each
+// of kTileH / kSharedBlockY rows, with 32-bit words. One generation per launch.
+constexpr int kTileW = 128, kTileH = 32;
+constexpr int kSharedBlockX = kTileW / 4, kSharedBlockY = 8;
+void run_shared(const uint8_t* in, uint8_t* out, int width, int height);
+
+// ---- The steps by name (main.cpp, tests.cpp) ----------------------------------------------------
+enum class Kernel { global, single_block, shared };
+constexpr Kernel kKernels[] = {Kernel::global, Kernel::single_block, Kernel::shared};
+inline const char* kernel_name(Kernel k) {
+    switch (k) {
+        case Kernel::global: return "global";
+        case Kernel::single_block: return "single_block";
+        case Kernel::shared: return "shared";
+    }
+    return "?";
+}
+inline int step_number(Kernel k) { return k == Kernel::global ? 1 : k == Kernel::single_block ? 2 : 3; }
+
+// ---- Host helpers (lattice.cu; not part of the exercise) ---------------------------------------
+// Advances the lattice in `cur` by `generations` generations with kernel k; `spare` (same size)
+// is the other buffer of the pair. Afterwards `cur` holds the result (the two buffers are
+// swapped as needed, never copied). global and shared launch once per generation;
+// single_block launches once. With poison_each, the buffer about to be written is filled with
+// 0xFF before every launch, so a cell a kernel forgets to write cannot pass for a right one.
+// Returns false (and does nothing) only for single_block on a lattice too large for it.
+// Synchronises before returning.
+bool advance(Kernel k, DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width,
+             int height, long long generations, bool poison_each);
+// Live cells in a device lattice of n cells (a small reduction kernel; synchronises).
+unsigned long long count_alive(const uint8_t* cells, size_t n);
+
+// ---- CPU reference ------------------------------------------------------------------------------
+// Conway's rule B3/S23: a dead cell with exactly 3 live neighbours is born; a live cell with 2 or
+// 3 survives; every other cell is dead in the next generation.
+inline uint8_t life_rule(uint8_t alive, int neighbours) {
+    return (uint8_t)(neighbours == 3 || (alive && neighbours == 2));
+}
+
+// Rows [y_begin, y_end) of one generation, by the torus rule above.
+inline void life_rows_reference(const uint8_t* in, uint8_t* out, int w, int h, int y_begin, int y_end) {
+    for (int y = y_begin; y < y_end; ++y) {
+        const uint8_t* up = in + (size_t)(y == 0 ? h - 1 : y - 1) * w;
+        const uint8_t* mid = in + (size_t)y * w;
+        const uint8_t* down = in + (size_t)(y == h - 1 ? 0 : y + 1) * w;
+        for (int x = 0; x < w; ++x) {
+            int l = x == 0 ? w - 1 : x - 1, r = x == w - 1 ? 0 : x + 1;
+            int n = up[l] + up[x] + up[r] + mid[l] + mid[r] + down[l] + down[x] + down[r];
+            out[(size_t)y * w + x] = life_rule(mid[x], n);
+        }
+    }
+}
+
+// One generation. Large lattices are shared out among CPU threads by rows.
+inline std::vector<uint8_t> life_step_reference(const std::vector<uint8_t>& in, int w, int h) {
+    std::vector<uint8_t> out(in.size());
+    if (in.empty()) return out;
+    const size_t cells = (size_t)w * h;
+    int threads = cells < (1u << 20) ? 1 : (int)std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    threads = std::min(threads, h);
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(life_rows_reference, in.data(), out.data(), w, h, (int)((long long)h * t / threads),
+                          (int)((long long)h * (t + 1) / threads));
+    life_rows_reference(in.data(), out.data(), w, h, 0, (int)((long long)h / threads));
+    for (auto& th : pool) th.join();
+    return out;
+}
+
+inline std::vector<uint8_t> life_reference(std::vector<uint8_t> cells, int w, int h, long long generations) {
+    for (long long g = 0; g < generations; ++g) cells = life_step_reference(cells, w, h);
+    return cells;
+}
+
+// A seeded random lattice: each cell alive with probability `density` (counter-based, like
+// compare.h's inputs: cell i depends only on the seed and i).
+inline std::vector<uint8_t> random_lattice(int w, int h, double density, uint64_t seed) {
+    std::vector<uint8_t> cells((size_t)w * h);
+    const uint64_t s = splitmix64(seed ^ 0x4C1FEull);
+    for (size_t i = 0; i < cells.size(); ++i) {
+        double u = (splitmix64(s ^ (i * 0xD1B54A32D192ED03ull)) >> 11) * 0x1.0p-53;
+        cells[i] = u < density ? 1 : 0;
+    }
+    return cells;
+}
+
+inline size_t population(const std::vector<uint8_t>& cells) {
+    size_t n = 0;
+    for (uint8_t c : cells) n += c;
+    return n;
+}

@@ -1,0 +1,50 @@
+// patterns.h: reading Life patterns (patterns.cpp, support for main.cpp and tests.cpp).
+//
+// The two formats Life users share:
+//   RLE      #N Glider                    comment lines start with #  (#N: the name)
+//            x = 3, y = 3, rule = B3/S23  the header: width, height, and (optionally) the rule
+//            bo$2bo$3o!                   runs: <count><tag>, count 1 if left out; b dead,
+//                                         o alive, $ end of row, ! end of pattern. Dead cells at
+//                                         the end of a row may be left out.
+//   .cells   !Name: Glider                comment lines start with !
+//            .O.                          one text line per row: . dead, O alive
+//            ..O
+//            OOO
+// Every problem is a PatternError whose message is "file:line: what is wrong", one line.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct PatternError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Pattern {
+    std::string name;             // from #N or !Name:, else the file's name
+    std::string source;           // where it came from, for messages
+    int line = 0;                 // the line that sets its size (RLE header, first .cells row)
+    int width = 0, height = 0;
+    std::vector<uint8_t> cells;   // width * height, row-major, 0 or 1
+    bool alive(int x, int y) const { return cells[(size_t)y * width + x] != 0; }
+};
+
+// Parse the text of a file; `source` names it in error messages.
+Pattern parse_rle(const std::string& text, const std::string& source);
+Pattern parse_cells(const std::string& text, const std::string& source);
+
+// A .rle or .cells file (by its extension), or the name of a shipped pattern ("glider").
+Pattern load_pattern(const std::string& path_or_name);
+
+// The folder of shipped patterns (03_game_of_life/patterns), found from this source file's own
+// path or from the program's location; "" when neither leads to it.
+std::string patterns_dir();
+// The names of the shipped patterns, sorted ("acorn", "beacon", ...).
+std::vector<std::string> shipped_pattern_names();
+
+// A width x height lattice with the pattern's top-left cell at (x, y), wrapping around the
+// torus; centred when x and y are negative. A pattern larger than the lattice is a
+// PatternError ("file:line: ...").
+std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int x = -1, int y = -1);

@@ -1,0 +1,218 @@
+// pictures.cpp (support): half-block text, PGM, GIF (through giflib: no hand-written encoder),
+// and the terminal set-up of --watch.
+#include "pictures.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include <gif_lib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+// ---- Text ------------------------------------------------------------------------------------
+std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int height, size_t pitch) {
+    static const char* const kGlyph[4] = {" ", "\u2580", "\u2584", "\u2588"};  // none, top, bottom, both
+    std::vector<std::string> lines;
+    for (int y = 0; y < height; y += 2) {
+        std::string line;
+        line.reserve((size_t)width * 3);
+        const uint8_t* top = cells + (size_t)y * pitch;
+        const uint8_t* bottom = y + 1 < height ? top + pitch : nullptr;
+        for (int x = 0; x < width; ++x) line += kGlyph[(top[x] ? 1 : 0) | (bottom && bottom[x] ? 2 : 0)];
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+// ---- Pictures --------------------------------------------------------------------------------
+int default_scale(int width, int height) { return std::max(1, std::min(8, 512 / std::max(width, height))); }
+
+void write_pgm(const std::string& path, const uint8_t* cells, int width, int height, int scale) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw std::runtime_error(path + ": cannot be written (" + std::strerror(errno) + ")");
+    out << "P5\n" << width * scale << " " << height * scale << "\n255\n";
+    std::vector<char> row((size_t)width * scale);
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x)
+            std::fill_n(row.begin() + (size_t)x * scale, scale, cells[(size_t)y * width + x] ? (char)255 : (char)0);
+        for (int r = 0; r < scale; ++r) out.write(row.data(), (std::streamsize)row.size());
+    }
+    out.close();
+    if (!out) throw std::runtime_error(path + ": writing failed (disk full?)");
+}
+
+// Palette: 0 dead, 1 alive, 2 the thin grid drawn between cells when they are 4 pixels or more.
+static const GifColorType kPalette[4] = {{16, 21, 28}, {255, 196, 61}, {31, 40, 52}, {0, 0, 0}};
+
+static GifFileType* as_gif(void* p) { return static_cast<GifFileType*>(p); }
+
+GifWriter::GifWriter(const std::string& path, int width, int height, int scale, int delay_centiseconds)
+    : path_(path), width_(width), height_(height), scale_(scale), delay_(delay_centiseconds) {
+    int error = 0;
+    GifFileType* gif = EGifOpenFileName(path.c_str(), false, &error);
+    if (!gif) throw std::runtime_error(path + ": cannot be written (" + GifErrorString(error) + ")");
+    gif_ = gif;
+    auto check = [&](int rc, const char* what) {
+        if (rc == GIF_ERROR) throw std::runtime_error(path_ + ": " + what + " failed (" + GifErrorString(gif->Error) + ")");
+    };
+    EGifSetGifVersion(gif, true);  // GIF89a: needed for frame delays and looping
+    ColorMapObject* map = GifMakeMapObject(4, kPalette);
+    if (!map) throw std::runtime_error(path + ": out of memory");
+    const int rc = EGifPutScreenDesc(gif, width * scale, height * scale, 8, 0, map);  // copies the map
+    GifFreeMapObject(map);
+    check(rc, "writing the header");
+    // The NETSCAPE2.0 application extension: loop count 0, i.e. for ever.
+    static const unsigned char kLoopForever[3] = {1, 0, 0};
+    check(EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE), "writing the loop extension");
+    check(EGifPutExtensionBlock(gif, 11, "NETSCAPE2.0"), "writing the loop extension");
+    check(EGifPutExtensionBlock(gif, 3, kLoopForever), "writing the loop extension");
+    check(EGifPutExtensionTrailer(gif), "writing the loop extension");
+}
+
+GifWriter::~GifWriter() {
+    if (gif_) {
+        int error = 0;
+        EGifCloseFile(as_gif(gif_), &error);
+    }
+}
+
+void GifWriter::add_frame(const uint8_t* cells) {
+    GifFileType* gif = as_gif(gif_);
+    if (!gif) throw std::runtime_error(path_ + ": the GIF is already closed");
+    auto check = [&](int rc) {
+        if (rc == GIF_ERROR) throw std::runtime_error(path_ + ": writing frame " + std::to_string(frames_) +
+                                                      " failed (" + GifErrorString(gif->Error) + ")");
+    };
+    // The rectangle of cells that changed since the last frame (all of them for the first).
+    int x0 = 0, y0 = 0, x1 = width_, y1 = height_;
+    const size_t n = (size_t)width_ * height_;
+    if (previous_.size() == n) {
+        x0 = width_, y0 = height_, x1 = 0, y1 = 0;
+        for (int y = 0; y < height_; ++y)
+            for (int x = 0; x < width_; ++x)
+                if (cells[(size_t)y * width_ + x] != previous_[(size_t)y * width_ + x]) {
+                    x0 = std::min(x0, x), x1 = std::max(x1, x + 1);
+                    y0 = std::min(y0, y), y1 = std::max(y1, y + 1);
+                }
+        if (x1 == 0) x0 = 0, y0 = 0, x1 = 1, y1 = 1;  // nothing changed: repaint one cell
+    }
+    previous_.assign(cells, cells + n);
+
+    GraphicsControlBlock gcb;
+    gcb.DisposalMode = DISPOSE_DO_NOT;  // the next frame paints over this one
+    gcb.UserInputFlag = false;
+    gcb.DelayTime = delay_;
+    gcb.TransparentColor = NO_TRANSPARENT_COLOR;
+    GifByteType extension[4];
+    const size_t len = EGifGCBToExtension(&gcb, extension);
+    check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, (int)len, extension));
+
+    const int s = scale_, pw = (x1 - x0) * s, ph = (y1 - y0) * s;
+    const bool grid = s >= 4;
+    check(EGifPutImageDesc(gif, x0 * s, y0 * s, pw, ph, false, nullptr));
+    std::vector<GifPixelType> line(pw);
+    for (int py = 0; py < ph; ++py) {
+        const int y = y0 + py / s;
+        const bool grid_row = grid && py % s == s - 1;
+        for (int px = 0; px < pw; ++px) {
+            const int x = x0 + px / s;
+            line[px] = (grid_row || (grid && px % s == s - 1)) ? 2 : (cells[(size_t)y * width_ + x] ? 1 : 0);
+        }
+        check(EGifPutLine(gif, line.data(), pw));
+    }
+    ++frames_;
+}
+
+void GifWriter::close() {
+    if (!gif_) return;
+    int error = 0;
+    const int rc = EGifCloseFile(as_gif(gif_), &error);  // frees the handle, even on failure
+    gif_ = nullptr;
+    if (rc == GIF_ERROR) throw std::runtime_error(path_ + ": closing the GIF failed (" + GifErrorString(error) + ")");
+}
+
+// ---- The terminal ------------------------------------------------------------------------------
+namespace {
+volatile std::sig_atomic_t g_interrupted = 0;
+volatile std::sig_atomic_t g_screen_taken = 0;  // alternate screen on, cursor hidden
+const char kRestore[] = "\x1b[0m\x1b[?25h\x1b[?1049l";
+
+void restore_screen() {
+    if (g_screen_taken) {
+        g_screen_taken = 0;
+        std::fflush(stdout);
+        ssize_t ignored = write(STDOUT_FILENO, kRestore, sizeof kRestore - 1);
+        (void)ignored;
+    }
+}
+
+// Only async-signal-safe work here: set a flag that the main loop reads. A second Ctrl-C (the
+// program did not stop, e.g. a long kernel) restores the screen itself and leaves.
+void on_signal(int) {
+    if (g_interrupted) {
+        if (g_screen_taken) {
+            ssize_t ignored = write(STDOUT_FILENO, kRestore, sizeof kRestore - 1);
+            (void)ignored;
+        }
+        _exit(130);
+    }
+    g_interrupted = 1;
+}
+}  // namespace
+
+TerminalView::TerminalView() {
+    interactive_ = isatty(STDOUT_FILENO) == 1;
+    g_interrupted = 0;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    static bool registered = false;
+    if (!registered) {
+        std::atexit(restore_screen);  // also after exit(1) from a failed CUDA call
+        registered = true;
+    }
+    if (interactive_) {
+        std::fputs("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J", stdout);  // alternate screen, hide the cursor
+        std::fflush(stdout);
+        g_screen_taken = 1;
+    }
+}
+
+TerminalView::~TerminalView() {
+    restore_screen();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+}
+
+void TerminalView::size(int& columns, int& rows) const {
+    columns = 80, rows = 24;
+    struct winsize ws;
+    if (interactive_ && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
+        columns = ws.ws_col;
+        rows = ws.ws_row;
+    }
+}
+
+void TerminalView::show(const std::vector<std::string>& lines) {
+    std::string out;
+    if (interactive_) out += "\x1b[H";  // cursor home: draw over the last frame
+    for (const auto& l : lines) {
+        out += l;
+        if (interactive_) out += "\x1b[K";  // clear what a wider old frame left on this line
+        out += '\n';
+    }
+    if (interactive_) out += "\x1b[J";  // and below the frame
+    else out += '\n';
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+}
+
+bool TerminalView::interrupted() { return g_interrupted != 0; }

@@ -1,0 +1,61 @@
+// pictures.h: showing a lattice (pictures.cpp, support for main.cpp and tests.cpp): text with
+// Unicode half blocks for a live terminal view, PGM frames, and animated GIFs through giflib.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// Text lines for a width x height block of cells (row y at cells + y * pitch): each character
+// shows two cells, one above the other, with the half blocks U+2580 (upper) and U+2584 (lower),
+// the full block U+2588 and a space. ceil(height / 2) lines of `width` characters (UTF-8).
+std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int height, size_t pitch);
+
+// Pictures: `scale` x `scale` pixels per cell, at most kMaxImageSide pixels a side.
+constexpr int kMaxImageSide = 8192;
+// Pixels per cell so that the longer side is about 512 pixels (1 to 8).
+int default_scale(int width, int height);
+
+// A binary PGM (P5): live cells white, dead cells black. Throws std::runtime_error("path: why").
+void write_pgm(const std::string& path, const uint8_t* cells, int width, int height, int scale);
+
+// An animated GIF that loops forever, written frame by frame (only the rectangle that changed
+// since the previous frame is stored). Errors throw std::runtime_error("path: why").
+class GifWriter {
+public:
+    GifWriter(const std::string& path, int width, int height, int scale, int delay_centiseconds);
+    ~GifWriter();  // closes the file if close() was not called (errors ignored)
+    GifWriter(const GifWriter&) = delete;
+    GifWriter& operator=(const GifWriter&) = delete;
+    void add_frame(const uint8_t* cells);  // width * height cells
+    void close();
+    int frames() const { return frames_; }
+
+private:
+    void* gif_ = nullptr;  // a GifFileType*; opaque here, so this header needs no gif_lib.h
+    std::string path_;
+    int width_, height_, scale_, delay_;
+    int frames_ = 0;
+    std::vector<uint8_t> previous_;
+};
+
+// The terminal during --watch: the alternate screen and a hidden cursor while it lives (only
+// when standard output is a terminal), and Ctrl-C caught so that the program can stop cleanly.
+// Both are undone when it is destroyed, at exit(), and on a second Ctrl-C.
+class TerminalView {
+public:
+    TerminalView();
+    ~TerminalView();
+    TerminalView(const TerminalView&) = delete;
+    TerminalView& operator=(const TerminalView&) = delete;
+    bool interactive() const { return interactive_; }
+    // Columns and rows of the terminal (80 x 24 when it is not one).
+    void size(int& columns, int& rows) const;
+    // Shows a frame: redrawn in place on a terminal, printed one after another otherwise.
+    void show(const std::vector<std::string>& lines);
+    static bool interrupted();  // Ctrl-C (or SIGTERM) since the view opened
+
+private:
+    bool interactive_ = false;
+};

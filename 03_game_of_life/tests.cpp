@@ -1,0 +1,583 @@
+// 03_game_of_life/tests.cpp: one group of test cases per step, named "step N kernel: ...", and
+// host tests of the CPU reference, the pattern readers and the pictures.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <gif_lib.h>
+
+#include "game_of_life.h"
+#include "patterns.h"
+#include "pictures.h"
+#include "testing.h"
+
+namespace {
+
+// ---- Lattices for the tests ------------------------------------------------------------------
+Pattern cells_pattern(const char* text) { return parse_cells(text, "test.cells"); }
+
+const char* const kBlock = "OO\nOO\n";
+const char* const kBeehive = ".OO.\nO..O\n.OO.\n";
+const char* const kBlinker = "OOO\n";
+const char* const kToad = ".OOO\nOOO.\n";
+const char* const kGlider = ".O.\n..O\nOOO\n";
+
+std::vector<uint8_t> lattice_with(const char* cells_text, int w, int h, int x, int y) {
+    return place_pattern(cells_pattern(cells_text), w, h, x, y);
+}
+
+// The lattice as text ('.' and 'O'), for failure messages of small cases.
+std::string picture(const std::vector<uint8_t>& cells, int w, int h) {
+    if ((size_t)w * h > 4096) return "(too large to show)";
+    std::string s = "\n";
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) s += cells[(size_t)y * w + x] ? 'O' : '.';
+        s += '\n';
+    }
+    return s;
+}
+
+std::string mismatch(const std::vector<uint8_t>& got, const std::vector<uint8_t>& ref, int w) {
+    if (got.size() != ref.size()) return "sizes differ";
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < ref.size(); ++i)
+        if (got[i] != ref[i] && bad++ == 0) first = i;
+    if (bad == 0) return "all cells match";
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%zu of %zu cells differ; first at (%zu, %zu): got %d, expected %d", bad,
+                  ref.size(), first % w, first / w, got[first], ref[first]);
+    return buf;
+}
+
+#define CHECK_LATTICE(got, ref, w, h)                                                              \
+    do {                                                                                           \
+        const auto& check_got_ = (got);                                                            \
+        const auto& check_ref_ = (ref);                                                            \
+        INFO(mismatch(check_got_, check_ref_, (w)));                                               \
+        if (check_got_ != check_ref_)                                                              \
+            INFO("got:" << picture(check_got_, (w), (h)) << "expected:" << picture(check_ref_, (w), (h))); \
+        CHECK(check_got_ == check_ref_);                                                           \
+    } while (0)
+
+// Runs `generations` generations of kernel k on the GPU (every output poisoned before each launch).
+std::vector<uint8_t> on_gpu(Kernel k, const std::vector<uint8_t>& start, int w, int h, long long generations) {
+    DeviceBuffer<uint8_t> cur(start), spare(start.size());
+    REQUIRE(advance(k, cur, spare, w, h, generations, true));
+    return cur.download();
+}
+
+// ---- Checks shared by the three steps -------------------------------------------------------------
+void check_still_lifes(Kernel k) {
+    // Placed in the middle, and across the right and bottom edges (the torus wraps them).
+    for (const char* shape : {kBlock, kBeehive})
+        for (int at : {3, 9}) {
+            CAPTURE(shape);
+            CAPTURE(at);
+            const auto start = lattice_with(shape, 11, 10, at, at);
+            CHECK_LATTICE(on_gpu(k, start, 11, 10, 1), start, 11, 10);
+            CHECK_LATTICE(on_gpu(k, start, 11, 10, 7), start, 11, 10);
+        }
+}
+
+void check_oscillators(Kernel k) {
+    for (const char* shape : {kBlinker, kToad})
+        for (auto [w, h, at] : {std::tuple{9, 7, 2}, std::tuple{9, 7, 7}, std::tuple{200, 40, 126}}) {
+            CAPTURE(shape);
+            CAPTURE(w);
+            CAPTURE(at);
+            const auto start = lattice_with(shape, w, h, at, at % h);
+            const auto one = on_gpu(k, start, w, h, 1);
+            CHECK(one != start);  // it does oscillate
+            CHECK_LATTICE(one, life_step_reference(start, w, h), w, h);
+            CHECK_LATTICE(on_gpu(k, start, w, h, 2), start, w, h);
+            CHECK_LATTICE(on_gpu(k, start, w, h, 10), start, w, h);
+        }
+}
+
+void check_glider(Kernel k, std::initializer_list<int> sizes) {
+    for (int n : sizes) {
+        CAPTURE(n);
+        const auto start = lattice_with(kGlider, n, n, 2, 5);
+        CHECK_LATTICE(on_gpu(k, start, n, n, 4), lattice_with(kGlider, n, n, 3, 6), n, n);
+        CHECK_LATTICE(on_gpu(k, start, n, n, 4 * 5), lattice_with(kGlider, n, n, 7, 10), n, n);
+        // (N, N) later it is back where it started, having crossed both edges of the torus.
+        CHECK_LATTICE(on_gpu(k, start, n, n, 4 * n), start, n, n);
+    }
+}
+
+// Random lattices at two densities (a 1 x 1 lattice needs a live start to mean much).
+void check_random(Kernel k, int w, int h, long long generations, int seeds) {
+    for (int seed = 1; seed <= seeds; ++seed)
+        for (double density : {0.25, 0.6}) {
+            CAPTURE(w);
+            CAPTURE(h);
+            CAPTURE(seed);
+            CAPTURE(density);
+            const auto start = random_lattice(w, h, density, seed * 7919 + w * 31 + h);
+            const auto ref = life_reference(start, w, h, generations);
+            CHECK_LATTICE(on_gpu(k, start, w, h, generations), ref, w, h);
+        }
+}
+
+// The sizes the course promises, for 100 generations; then more awkward ones, for 30.
+const int kOddSizes[][2] = {{97, 61}, {1, 1}, {1, 33}, {33, 1}};
+const int kMoreSizes[][2] = {{1, 2}, {2, 1}, {2, 2}, {3, 1}, {1, 3}, {3, 3}, {5, 2}, {31, 17}, {129, 7}, {7, 129}, {260, 35}};
+
+void check_odd_sizes(Kernel k) {
+    for (const auto& s : kOddSizes) check_random(k, s[0], s[1], 100, 2);
+    for (const auto& s : kMoreSizes) check_random(k, s[0], s[1], 30, 1);
+}
+
+void check_large_random(Kernel k) {
+    const int n = 1000;
+    const auto start = random_lattice(n, n, 0.25, 1000);
+    static const std::vector<uint8_t> ref = life_reference(start, n, n, 100);  // computed once
+    CHECK_LATTICE(on_gpu(k, start, n, n, 100), ref, n, n);
+}
+
+void check_shipped(Kernel k) {
+    const auto names = shipped_pattern_names();
+    REQUIRE(names.size() >= 8);
+    for (const auto& name : names) {
+        CAPTURE(name);
+        const Pattern p = load_pattern(name);
+        for (auto [w, h] : {std::pair{80, 64}, std::pair{p.width, p.height + 1}}) {
+            CAPTURE(w);
+            CAPTURE(h);
+            const auto start = place_pattern(p, w, h);
+            CHECK_LATTICE(on_gpu(k, start, w, h, 100), life_reference(start, w, h, 100), w, h);
+        }
+    }
+}
+
+// More than 2^31 cells: a glider crossing the bottom-right corner, far past index 2^31, moves
+// (1, 1) in 4 generations. An int index would wrap around and write elsewhere.
+void check_huge(Kernel k) {
+    const int w = 65536, h = 32800;  // 2.15e9 cells
+    const size_t n = (size_t)w * h;
+    if (2.2 * n > 0.9 * (double)free_gpu_bytes()) SKIP_CASE("this GPU has too little free memory for 2 x 2.15 GB");
+    std::vector<uint8_t> start(n, 0);
+    const Pattern g = cells_pattern(kGlider);
+    auto put = [&](std::vector<uint8_t>& cells, int x0, int y0) {
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 3; ++x)
+                if (g.alive(x, y)) cells[(size_t)((y0 + y) % h) * w + (x0 + x) % w] = 1;
+    };
+    put(start, w - 2, h - 2);
+    DeviceBuffer<uint8_t> cur(start), spare(n);
+    REQUIRE(advance(k, cur, spare, w, h, 4, true));
+    const std::vector<uint8_t> got = cur.download();
+    std::vector<uint8_t> expected(n, 0);
+    put(expected, w - 1, h - 1);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (got[i] != expected[i] && bad++ == 0) first = i;
+    INFO("cells wrong: " << bad << ", first at (" << first % w << ", " << first / w << ")");
+    CHECK(bad == 0);
+}
+
+void check_empty(Kernel k) {
+    DeviceBuffer<uint8_t> none;
+    for (auto [w, h] : {std::pair{0, 0}, std::pair{0, 5}, std::pair{5, 0}}) {
+        switch (k) {
+            case Kernel::global: run_global(none.get(), none.get(), w, h); break;
+            case Kernel::shared: run_shared(none.get(), none.get(), w, h); break;
+            case Kernel::single_block: CHECK(run_single_block(none.get(), none.get(), w, h, 10)); break;
+        }
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+// ---- step 1 -----------------------------------------------------------------------------------------
+TEST_CASE("step 1 global: block and beehive stay still, also across the edges" * needs_gpu()) {
+    check_still_lifes(Kernel::global);
+}
+TEST_CASE("step 1 global: blinker and toad have period 2" * needs_gpu()) { check_oscillators(Kernel::global); }
+TEST_CASE("step 1 global: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
+    check_glider(Kernel::global, {13, 40, 128});
+}
+TEST_CASE("step 1 global: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
+    check_odd_sizes(Kernel::global);
+}
+TEST_CASE("step 1 global: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
+    check_large_random(Kernel::global);
+}
+TEST_CASE("step 1 global: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
+    check_shipped(Kernel::global);
+}
+TEST_CASE("step 1 global: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) {
+    check_huge(Kernel::global);
+}
+TEST_CASE("step 1 global: a lattice with no cells does nothing" * needs_gpu()) { check_empty(Kernel::global); }
+
+// ---- step 2 -----------------------------------------------------------------------------------------
+TEST_CASE("step 2 single_block: block and beehive stay still, also across the edges" * needs_gpu()) {
+    check_still_lifes(Kernel::single_block);
+}
+TEST_CASE("step 2 single_block: blinker and toad have period 2" * needs_gpu()) {
+    check_oscillators(Kernel::single_block);
+}
+TEST_CASE("step 2 single_block: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" *
+          needs_gpu()) {
+    check_glider(Kernel::single_block, {13, 40});
+}
+TEST_CASE("step 2 single_block: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." *
+          needs_gpu()) {
+    check_odd_sizes(Kernel::single_block);
+}
+TEST_CASE("step 2 single_block: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
+    check_shipped(Kernel::single_block);
+}
+TEST_CASE("step 2 single_block: 0 generations copy the lattice" * needs_gpu()) {
+    const auto start = random_lattice(45, 23, 0.4, 3);
+    DeviceBuffer<uint8_t> in(start), out(start.size());
+    out.poison();
+    REQUIRE(run_single_block(in.get(), out.get(), 45, 23, 0));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK_LATTICE(out.download(), start, 45, 23);
+}
+TEST_CASE("step 2 single_block: 1000x1000 does not fit one block: refused, nothing launched" * needs_gpu()) {
+    // The kernel keeps two copies of the lattice in one block's shared memory.
+    const size_t max_cells = single_block_max_cells();
+    CHECK(max_cells >= 16384);  // 48 KB or more on every GPU this course supports
+    CHECK(max_cells < 1000u * 1000u);
+    DeviceBuffer<uint8_t> in(1000 * 1000), out(1000 * 1000);
+    out.poison();
+    CHECK_FALSE(run_single_block(in.get(), out.get(), 1000, 1000, 100));
+    CHECK_FALSE(run_single_block(in.get(), out.get(), (int)max_cells + 1, 1, 1));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto untouched = out.download();
+    CHECK(std::all_of(untouched.begin(), untouched.end(), [](uint8_t c) { return c == 0xFF; }));
+}
+TEST_CASE("step 2 single_block: the largest lattices that fit (square, 1 x N, N x 1) (large)" * needs_gpu()) {
+    const int max_cells = (int)single_block_max_cells();
+    const int side = (int)std::sqrt((double)max_cells);
+    check_random(Kernel::single_block, side, max_cells / side, 100, 1);
+    check_random(Kernel::single_block, 1, max_cells, 20, 1);
+    check_random(Kernel::single_block, max_cells, 1, 20, 1);
+}
+TEST_CASE("step 2 single_block: a lattice with no cells does nothing" * needs_gpu()) {
+    check_empty(Kernel::single_block);
+}
+
+// ---- step 3 -----------------------------------------------------------------------------------------
+TEST_CASE("step 3 shared: block and beehive stay still, also across the edges" * needs_gpu()) {
+    check_still_lifes(Kernel::shared);
+}
+TEST_CASE("step 3 shared: blinker and toad have period 2" * needs_gpu()) { check_oscillators(Kernel::shared); }
+TEST_CASE("step 3 shared: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
+    check_glider(Kernel::shared, {13, 40, 128});
+}
+TEST_CASE("step 3 shared: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
+    check_odd_sizes(Kernel::shared);
+}
+TEST_CASE("step 3 shared: widths and heights around the tile size, whole-word and byte paths" * needs_gpu()) {
+    for (int w : {127, 128, 129, 132, 256, 257, 260, 384})
+        for (int h : {31, 33}) check_random(Kernel::shared, w, h, 20, 1);
+}
+TEST_CASE("step 3 shared: rows that do not start on a 4-byte boundary (offset pointers)" * needs_gpu()) {
+    const int w = 256, h = 40;
+    const size_t n = (size_t)w * h;
+    const auto start = random_lattice(w, h, 0.3, 11);
+    for (int offset : {1, 2, 3}) {
+        CAPTURE(offset);
+        DeviceBuffer<uint8_t> a(n + 4), b(n + 4);
+        a.poison();
+        CUDA_CHECK(cudaMemcpy(a.get() + offset, start.data(), n, cudaMemcpyHostToDevice));
+        uint8_t* cur = a.get() + offset;
+        uint8_t* next = b.get() + 4 - offset;  // the two buffers differently misaligned
+        for (int g = 0; g < 20; ++g) {
+            CUDA_CHECK(cudaMemset(next, 0xFF, n));
+            run_shared(cur, next, w, h);
+            std::swap(cur, next);
+        }
+        std::vector<uint8_t> got(n);
+        CUDA_CHECK(cudaMemcpy(got.data(), cur, n, cudaMemcpyDeviceToHost));
+        CHECK_LATTICE(got, life_reference(start, w, h, 20), w, h);
+    }
+}
+TEST_CASE("step 3 shared: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
+    check_large_random(Kernel::shared);
+}
+TEST_CASE("step 3 shared: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
+    check_shipped(Kernel::shared);
+}
+TEST_CASE("step 3 shared: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) {
+    check_huge(Kernel::shared);
+}
+TEST_CASE("step 3 shared: a lattice with no cells does nothing" * needs_gpu()) { check_empty(Kernel::shared); }
+
+// ---- host: the CPU reference ---------------------------------------------------------------------------
+TEST_CASE("host: CPU reference: still lifes, period-2 oscillators, the glider") {
+    for (const char* s : {kBlock, kBeehive}) {
+        const auto start = lattice_with(s, 10, 10, 8, 9);  // across both edges
+        CHECK(life_step_reference(start, 10, 10) == start);
+    }
+    for (const char* s : {kBlinker, kToad}) {
+        const auto start = lattice_with(s, 10, 10, 4, 4);
+        CHECK(life_step_reference(start, 10, 10) != start);
+        CHECK(life_reference(start, 10, 10, 2) == start);
+    }
+    const auto glider = lattice_with(kGlider, 12, 12, 10, 10);
+    CHECK(life_reference(glider, 12, 12, 4) == lattice_with(kGlider, 12, 12, 11, 11));
+    CHECK(life_reference(glider, 12, 12, 48) == glider);
+    CHECK(life_reference(glider, 12, 12, 47) != glider);
+}
+
+TEST_CASE("host: CPU reference: the Gosper gun has period 30 and fires a glider; diehard dies at 130") {
+    const Pattern gun = load_pattern("gosper_glider_gun");
+    const int w = 100, h = 80;
+    const auto start = place_pattern(gun, w, h, 2, 2);
+    CHECK(population(start) == 36);
+    const auto later = life_reference(start, w, h, 30);
+    CHECK(population(later) == 41);  // the gun again, and a glider of 5 cells
+    for (int y = 2; y < 11; ++y)
+        for (int x = 2; x < 38; ++x) CHECK(later[(size_t)y * w + x] == start[(size_t)y * w + x]);
+    CHECK(population(life_reference(start, w, h, 90)) == 51);
+
+    const Pattern diehard = load_pattern("diehard");
+    const auto d = place_pattern(diehard, 40, 30);
+    CHECK(population(life_reference(d, 40, 30, 129)) > 0);
+    CHECK(population(life_reference(d, 40, 30, 130)) == 0);
+}
+
+TEST_CASE("host: CPU reference: tiny lattices, where neighbours wrap onto the cell itself") {
+    // 1 x 1: the eight neighbours are the cell itself. Alive: 8 neighbours, dies. Dead stays dead.
+    CHECK(life_step_reference({1}, 1, 1) == std::vector<uint8_t>{0});
+    CHECK(life_step_reference({0}, 1, 1) == std::vector<uint8_t>{0});
+    // A 3 x 1 ring with one live cell: each other cell sees it three times (above, level, below
+    // are all the same row): 3 neighbours, born. The live cell sees itself twice (above and
+    // below): 2, survives. Next, all three see 8 and die.
+    CHECK(life_step_reference({1, 0, 0}, 3, 1) == std::vector<uint8_t>{1, 1, 1});
+    CHECK(life_step_reference({1, 1, 1}, 3, 1) == std::vector<uint8_t>{0, 0, 0});
+    // The same ring standing up (1 x 3) behaves the same way.
+    CHECK(life_step_reference({0, 1, 0}, 1, 3) == std::vector<uint8_t>{1, 1, 1});
+    // 2 x 2, one live cell: its diagonal neighbour sees it 4 times, the other two twice: nothing
+    // is born, and the lone cell (0 neighbours) dies.
+    CHECK(life_step_reference({1, 0, 0, 0}, 2, 2) == std::vector<uint8_t>{0, 0, 0, 0});
+    // 2 x 2 with two live cells in a row: a live cell meets its partner twice (left and right)
+    // and the dead row otherwise: 2 neighbours, it survives. A dead cell meets each live cell
+    // three times (above, and diagonally on both sides): 6, nothing is born.
+    CHECK(life_step_reference({1, 1, 0, 0}, 2, 2) == std::vector<uint8_t>{1, 1, 0, 0});
+}
+
+TEST_CASE("host: random lattices are seeded and have about the density asked for") {
+    CHECK(random_lattice(50, 40, 0.3, 7) == random_lattice(50, 40, 0.3, 7));
+    CHECK(random_lattice(50, 40, 0.3, 7) != random_lattice(50, 40, 0.3, 8));
+    CHECK(population(random_lattice(50, 40, 0.0, 1)) == 0);
+    CHECK(population(random_lattice(50, 40, 1.0, 1)) == 2000);
+    const double p = population(random_lattice(1000, 1000, 0.25, 1)) / 1e6;
+    CHECK(p > 0.245);
+    CHECK(p < 0.255);
+}
+
+// ---- host: pattern files ----------------------------------------------------------------------------------
+static std::string rle_error(const std::string& text) {
+    try {
+        parse_rle(text, "bad.rle");
+    } catch (const PatternError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+static std::string cells_error(const std::string& text) {
+    try {
+        parse_cells(text, "bad.cells");
+    } catch (const PatternError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST_CASE("host: RLE: the glider, with comments, a name and the rule") {
+    const Pattern p = parse_rle("#N Glider\r\n#C a comment\r\nx = 3, y = 3, rule = B3/S23\r\nbo$2bo$3o!\r\n", "g.rle");
+    CHECK(p.name == "Glider");
+    CHECK(p.width == 3);
+    CHECK(p.height == 3);
+    CHECK(p.line == 3);
+    CHECK(p.cells == std::vector<uint8_t>{0, 1, 0, 0, 0, 1, 1, 1, 1});
+}
+
+TEST_CASE("host: RLE: runs, blank rows, left-out dead cells, line breaks, old rule names, free text after !") {
+    const Pattern p = parse_rle("x=5,y=4\n2o2$\n  b3o !this is ignored\nso is this\n", "p.rle");
+    CHECK(p.name == "p");
+    CHECK(p.width == 5);
+    CHECK(p.height == 4);
+    CHECK(p.cells == std::vector<uint8_t>{1, 1, 0, 0, 0,  //
+                                          0, 0, 0, 0, 0,  //
+                                          0, 1, 1, 1, 0,  //
+                                          0, 0, 0, 0, 0});
+    CHECK(parse_rle("x = 2, y = 1, rule = 23/3\no\nb!", "q.rle").cells == std::vector<uint8_t>{1, 0});
+    CHECK(parse_rle("x = 12, y = 1, rule = b3/s23\n12o!", "r.rle").cells == std::vector<uint8_t>(12, 1));
+}
+
+TEST_CASE("host: RLE: malformed files name the file, the line and the problem") {
+    CHECK(rle_error("") == "bad.rle:1: no RLE header line such as 'x = 3, y = 3, rule = B3/S23'");
+    CHECK(rle_error("#C only a comment\n") == "bad.rle:1: no RLE header line such as 'x = 3, y = 3, rule = B3/S23'");
+    CHECK(rle_error("bo$2bo$3o!\n") ==
+          "bad.rle:1: header field 'bo$2bo$3o!' is not 'name = value' (expected 'x = 3, y = 3, rule = B3/S23')");
+    CHECK(rle_error("x = 3\nooo!") ==
+          "bad.rle:1: the header needs both x and y, e.g. 'x = 3, y = 3, rule = B3/S23' (got 'x = 3')");
+    CHECK(rle_error("#N x\nx = 0, y = 3\n!") == "bad.rle:2: x must be at least 1 (got 0)");
+    CHECK(rle_error("x = -3, y = 3\n!") == "bad.rle:1: x = '-3' is not a whole number");
+    CHECK(rle_error("x = 3, y = 9999999\n!") == "bad.rle:1: y = 9999999 is larger than 524288");
+    CHECK(rle_error("x = 3, y = 3, rule = B36/S23\n!") ==
+          "bad.rle:1: rule 'B36/S23' is not supported: this program runs Conway's Life, B3/S23");
+    CHECK(rle_error("x = 3, y = 3, speed = 2\n!") == "bad.rle:1: unknown header field 'speed' (expected x, y and rule)");
+    CHECK(rle_error("x = 3, y = 3\nbo$2bo$\n3x!") ==
+          "bad.rle:3: unknown tag 'x' (RLE uses b for dead, o for alive, $ for a new row and ! at the end)");
+    CHECK(rle_error("x = 3, y = 3\nbo$0o!") == "bad.rle:2: run count 0 before 'o' (a count is at least 1)");
+    CHECK(rle_error("x = 3, y = 3\nbo$4o!") == "bad.rle:2: row 2 has 4 cells, more than the header's x = 3");
+    CHECK(rle_error("x = 3, y = 2\no$o$o!") == "bad.rle:2: more rows than the header's y = 2");
+    CHECK(rle_error("x = 3, y = 3\nbo$2\no!") ==
+          "bad.rle:2: run count 2 at the end of the line is not followed by b, o, $ or !");
+    CHECK(rle_error("x = 3, y = 3\nbo$2 o!") == "bad.rle:2: run count 2 is not followed by b, o, $ or !");
+    CHECK(rle_error("x = 3, y = 3\nbo$2bo$3o\n") == "bad.rle:2: the pattern does not end with '!' (is the file cut short?)");
+    CHECK(rle_error("x = 3, y = 3\n99999999999999999o!").find("bad.rle:2: run count too large") == 0);
+}
+
+TEST_CASE("host: .cells: rows, comments, ragged rows, O o and *") {
+    const Pattern p = parse_cells("!Name: Thing\n! comment\n\n.O\nO*o.  \n\n.o\n\n", "t.cells");
+    CHECK(p.name == "Thing");
+    CHECK(p.line == 4);
+    CHECK(p.width == 4);
+    CHECK(p.height == 4);
+    CHECK(p.cells == std::vector<uint8_t>{0, 1, 0, 0,  //
+                                          1, 1, 1, 0,  //
+                                          0, 0, 0, 0,  //
+                                          0, 1, 0, 0});
+}
+
+TEST_CASE("host: .cells: malformed files name the file, the line and the problem") {
+    CHECK(cells_error("") == "bad.cells:1: no cells: the file has only comments and blank lines");
+    CHECK(cells_error("!Name: x\n!\n") == "bad.cells:2: no cells: the file has only comments and blank lines");
+    CHECK(cells_error("!c\n.O.\n.X.\n") ==
+          "bad.cells:3: unexpected character 'X': a .cells row uses '.' for dead and 'O' for alive");
+    CHECK(cells_error(".O.\n O\n") ==
+          "bad.cells:2: unexpected character ' ': a .cells row uses '.' for dead and 'O' for alive");
+}
+
+TEST_CASE("host: the shipped patterns are found and have their well-known shapes") {
+    const std::string dir = patterns_dir();
+    INFO("patterns_dir() = '" << dir << "'");
+    REQUIRE(!dir.empty());
+    const std::vector<std::string> expected = {"acorn",   "beacon",      "blinker", "diehard",
+                                               "glider",  "gosper_glider_gun", "r_pentomino", "toad"};
+    CHECK(shipped_pattern_names() == expected);
+    struct Known {
+        const char* name;
+        int w, h;
+        size_t alive;
+    };
+    for (Known k : {Known{"glider", 3, 3, 5}, Known{"blinker", 3, 1, 3}, Known{"toad", 4, 2, 6},
+                    Known{"beacon", 4, 4, 8}, Known{"gosper_glider_gun", 36, 9, 36}, Known{"r_pentomino", 3, 3, 5},
+                    Known{"acorn", 7, 3, 7}, Known{"diehard", 8, 3, 7}}) {
+        CAPTURE(k.name);
+        const Pattern p = load_pattern(k.name);
+        CHECK(p.width == k.w);
+        CHECK(p.height == k.h);
+        CHECK(population(p.cells) == k.alive);
+    }
+    CHECK(load_pattern("glider").cells == cells_pattern(kGlider).cells);
+    CHECK(load_pattern(dir + "/toad.cells").cells == cells_pattern(kToad).cells);
+    CHECK(load_pattern("r_pentomino").cells == cells_pattern(".OO\nOO.\n.O.\n").cells);
+    CHECK(load_pattern("acorn").cells == cells_pattern(".O.....\n...O...\nOO..OOO\n").cells);
+}
+
+TEST_CASE("host: loading: unknown names and formats, and errors that carry the file's name") {
+    CHECK_THROWS_WITH(load_pattern("no_such_pattern"),
+                      doctest::Contains("'no_such_pattern': no such file, and no shipped pattern of that name (shipped: acorn,"));
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_pattern";
+    std::filesystem::create_directories(tmp);
+    {
+        std::ofstream(tmp / "x.txt") << "OOO\n";
+        std::ofstream(tmp / "broken.rle") << "#N broken\nx = 3, y = 3\nbo$2bo$3q!\n";
+    }
+    CHECK_THROWS_WITH(load_pattern((tmp / "x.txt").string()), doctest::Contains("unknown pattern format '.txt'"));
+    CHECK_THROWS_WITH(load_pattern((tmp / "broken.rle").string()),
+                      ((tmp / "broken.rle").string() + ":3: unknown tag 'q' (RLE uses b for dead, o for alive, $ for a new row and ! at the end)").c_str());
+    CHECK_THROWS_WITH(load_pattern((tmp / "missing.rle").string()), doctest::Contains("missing.rle"));
+    std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: placing a pattern: centred, at (x, y), wrapped, and too large") {
+    const Pattern g = cells_pattern(kGlider);
+    const auto centred = place_pattern(g, 7, 5);
+    CHECK(centred == lattice_with(kGlider, 7, 5, 2, 1));
+    CHECK(centred[1 * 7 + 3] == 1);  // the glider's top cell
+    const auto wrapped = place_pattern(g, 5, 5, 4, 4);  // wraps across both edges
+    CHECK(population(wrapped) == 5);
+    CHECK(wrapped[4 * 5 + 0] == 1);  // (1, 0) of the glider lands at (0, 4)
+    CHECK(wrapped[1 * 5 + 4] == 1);  // (0, 2) lands at (4, 1)
+    CHECK_THROWS_WITH(place_pattern(load_pattern("gosper_glider_gun"), 20, 20),
+                      doctest::Contains("gosper_glider_gun.rle:4: the pattern is 36x9 cells, larger than the 20x20 "
+                                        "lattice (use a larger --size)"));
+}
+
+// ---- host: pictures --------------------------------------------------------------------------------------
+TEST_CASE("host: half blocks: two cells, one above the other, in each character") {
+    const std::vector<uint8_t> cells = {1, 0, 1, 0,  //
+                                        1, 1, 0, 0,  //
+                                        0, 1, 0, 0};
+    const auto lines = half_block_lines(cells.data(), 4, 3, 4);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0] == "\u2588\u2584\u2580 ");
+    CHECK(lines[1] == " \u2580  ");
+    CHECK(half_block_lines(cells.data() + 1, 2, 2, 4) == std::vector<std::string>{"\u2584\u2580"});
+}
+
+TEST_CASE("host: PGM and GIF files come out right (the GIF read back with giflib)") {
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_pictures";
+    std::filesystem::create_directories(tmp);
+    const std::vector<uint8_t> a = {1, 0, 0, 1, 1, 0}, b = {0, 0, 0, 1, 1, 1};
+    const std::string pgm = (tmp / "f.pgm").string();
+    write_pgm(pgm, a.data(), 3, 2, 2);
+    std::ifstream in(pgm, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string header = "P5\n6 4\n255\n";
+    REQUIRE(bytes.size() == header.size() + 24);
+    CHECK(bytes.substr(0, header.size()) == header);
+    CHECK((unsigned char)bytes[header.size()] == 255);      // (0, 0): alive
+    CHECK((unsigned char)bytes[header.size() + 2] == 0);    // (1, 0): dead
+    CHECK((unsigned char)bytes[header.size() + 18] == 255); // pixel (0, 3) is cell (0, 1): alive
+
+    const std::string gif_path = (tmp / "a.gif").string();
+    {
+        GifWriter gif(gif_path, 3, 2, 5, 10);
+        gif.add_frame(a.data());
+        gif.add_frame(b.data());
+        gif.add_frame(b.data());
+        gif.close();
+        CHECK(gif.frames() == 3);
+    }
+    int error = 0;
+    GifFileType* g = DGifOpenFileName(gif_path.c_str(), &error);
+    REQUIRE(g != nullptr);
+    REQUIRE(DGifSlurp(g) == GIF_OK);
+    CHECK(g->SWidth == 15);
+    CHECK(g->SHeight == 10);
+    CHECK(g->ImageCount == 3);
+    // Frame 2 stores only the cells that changed: (0, 0) and (2, 1), so the 3 x 2 cell rectangle.
+    CHECK(g->SavedImages[1].ImageDesc.Width == 15);
+    CHECK(g->SavedImages[2].ImageDesc.Width == 5);  // nothing changed: one cell repainted
+    GraphicsControlBlock gcb;
+    REQUIRE(DGifSavedExtensionToGCB(g, 0, &gcb) == GIF_OK);
+    CHECK(gcb.DelayTime == 10);
+    // Pixel (0, 0) of frame 1 is inside cell (0, 0), alive: colour 1; pixel (5, 0), cell (1, 0): 0.
+    CHECK(g->SavedImages[0].RasterBits[0] == 1);
+    CHECK(g->SavedImages[0].RasterBits[5] == 0);
+    CHECK(g->SavedImages[0].RasterBits[4] == 2);  // the grid line between cells (5 pixels a cell)
+    DGifCloseFile(g, &error);
+    CHECK_THROWS_WITH(GifWriter((tmp / "no/such/dir/x.gif").string(), 3, 2, 1, 10), doctest::Contains("cannot be written"));
+    std::filesystem::remove_all(tmp);
+}
