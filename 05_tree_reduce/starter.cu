@@ -1,0 +1,270 @@
+// 05_tree_reduce/starter.cu: your file. Do the TODOs in order; after each step,
+// `make test-05` shows which steps pass and `make run-05` shows the program's output.
+//
+// The sum of a float array, eight ways: each step is one rung of the classic optimisation
+// ladder and keeps what the previous rungs got right. README.md explains every rung.
+//
+// Rules every kernel keeps, whatever n is:
+//   - every thread of a block reaches every __syncthreads() (never put one inside a branch
+//     that only some threads take), so threads past the end load 0, the identity of +;
+//   - no read past x[n - 1];
+//   - indices into x are size_t: n may exceed 2^31.
+
+#include <cstdint>
+#include <map>
+#include <utility>
+
+#include "tree_reduce.h"
+
+#include "cuda_check.h"
+
+// ---- Plumbing (given) -------------------------------------------------------------------------
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// The sum of no elements is 0: set *out without launching anything.
+static void write_zero(float* out) { CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float))); }
+
+// Steps 1 to 6 turn n values into one sum per block. Launching the same kernel again over those
+// sums, and again, until a single block is left, finishes the job: ceil(log_B(n)) launches in
+// all. Each pass writes its sums to fresh scratch, and the last one writes *out.
+using PassKernel = void (*)(const float*, size_t, float*);
+static void reduce_in_passes(PassKernel kernel, size_t per_block, size_t shared_bytes,
+                             const float* x, size_t n, float* out, int block, float* scratch) {
+    if (n == 0) return write_zero(out);
+    for (;;) {
+        const size_t blocks = ceil_div(n, per_block);
+        float* sums = blocks == 1 ? out : scratch;
+        kernel<<<(unsigned)blocks, block, shared_bytes>>>(x, n, sums);
+        CUDA_CHECK_LAUNCH();
+        if (blocks == 1) return;
+        x = sums;
+        n = blocks;
+        scratch += blocks;
+    }
+}
+
+// ---- Step 1: interleaved addressing, divergent -------------------------------------------------
+// One element per thread goes into shared memory, then a binary tree: at stride s = 1, 2, 4, ...
+// thread tid adds buf[tid + s] into buf[tid] if tid is a multiple of 2s. log2(blockDim) steps,
+// a barrier after each, and buf[0] ends up holding the block's sum.
+__global__ void reduce_interleaved_divergent(const float* __restrict__ x, size_t n,
+                                             float* __restrict__ partials) {
+    extern __shared__ float buf[];  // blockDim.x floats, sized at launch
+    // TODO(step 1): load x[i] (i = this thread's global index, as size_t) into buf[threadIdx.x],
+    //               or 0 if i >= n; barrier; then for s = 1, 2, 4, ... < blockDim.x: if
+    //               tid % (2 * s) == 0 add buf[tid + s] into buf[tid]; barrier after every step
+    //               (outside the if!). Thread 0 writes buf[0] to partials[blockIdx.x].
+}
+
+void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    reduce_in_passes(reduce_interleaved_divergent, block, block * sizeof(float), x, n, out, block,
+                     s.partials);
+}
+
+// ---- Step 2: interleaved addressing, strided index -----------------------------------------------
+// The same tree, but the work of step s goes to threads 0, 1, 2, ... (contiguous), not to every
+// (2s)-th thread: whole warps fall idle instead of idling lanes inside every warp. The price is
+// shared-memory bank conflicts: thread tid touches buf[2 * s * tid], 2s words apart.
+__global__ void reduce_interleaved_strided(const float* __restrict__ x, size_t n,
+                                           float* __restrict__ partials) {
+    extern __shared__ float buf[];
+    // TODO(step 2): load as in step 1. Then for s = 1, 2, 4, ...: index = 2 * s * tid; if
+    //               index < blockDim.x add buf[index + s] into buf[index]; barrier.
+}
+
+void run_interleaved_strided(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    reduce_in_passes(reduce_interleaved_strided, block, block * sizeof(float), x, n, out, block,
+                     s.partials);
+}
+
+// ---- Step 3: sequential addressing ---------------------------------------------------------------
+// Fold the upper half of buf onto the lower half: s = blockDim/2, blockDim/4, ..., 1, and thread
+// tid < s adds buf[tid + s]. Consecutive threads touch consecutive words: no bank conflicts,
+// and the active threads stay packed into the fewest warps.
+__global__ void reduce_sequential(const float* __restrict__ x, size_t n,
+                                  float* __restrict__ partials) {
+    extern __shared__ float buf[];
+    // TODO(step 3): load as in step 1. Then for s = blockDim.x / 2 down to 1 (halving): if
+    //               tid < s add buf[tid + s] into buf[tid]; barrier.
+}
+
+void run_sequential(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    reduce_in_passes(reduce_sequential, block, block * sizeof(float), x, n, out, block, s.partials);
+}
+
+// ---- Step 4: first add during load -----------------------------------------------------------------
+// In step 3 half the threads go idle at the first step. Instead, each block covers 2 * blockDim
+// elements and each thread adds two of them, blockDim apart (so a warp's loads stay coalesced),
+// while loading. Half the blocks, and the first tree step comes for free.
+// Each of the two loads needs its own bounds check: n need not be a multiple of 2 * blockDim.
+// Load the pair with this helper; steps 5 and 6 use it too.
+__device__ float load_pair(const float* __restrict__ x, size_t n) {
+    // TODO(step 4): i = blockIdx.x * (2 * blockDim.x) + threadIdx.x (in size_t). Return
+    //               x[i] + x[i + blockDim.x], taking 0 for any of the two that is >= n.
+    return 0.0f;
+}
+
+__global__ void reduce_first_add(const float* __restrict__ x, size_t n,
+                                 float* __restrict__ partials) {
+    extern __shared__ float buf[];
+    // TODO(step 4): buf[tid] = load_pair(x, n); barrier; then the sequential tree of step 3.
+}
+
+void run_first_add(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    // Each block now covers 2 * block elements.
+    reduce_in_passes(reduce_first_add, 2 * (size_t)block, block * sizeof(float), x, n, out, block,
+                     s.partials);
+}
+
+// ---- Step 5: unroll the last warp ----------------------------------------------------------------
+// Once 64 values are left, only warp 0 works: its 32 threads can finish without block-wide
+// barriers. They still need __syncwarp(): since Volta, the threads of a warp are scheduled
+// independently and are NOT guaranteed to run in lockstep, so a lane may read buf[lane + s]
+// before or after its neighbour has overwritten it. (legacy_tail.cu keeps the old `volatile`
+// version that assumed lockstep; README, step 5, shows what racecheck says about it.)
+//
+// Called by the 32 threads of warp 0 (lane = threadIdx.x) once buf holds the last
+// min(blockDim.x, 64) values. Returns the block's sum in lane 0.
+__device__ float warp_tail(float* buf, unsigned lane) {
+    // TODO(step 5): v = buf[lane], plus buf[lane + 32] if the block has >= 64 threads. Then for
+    //               s = 16, 8, 4, 2, 1: store v to buf[lane]; __syncwarp(); if lane < s add
+    //               buf[lane + s] to v; __syncwarp(). (Each __syncwarp() separates one lane's
+    //               write from another lane's read of the same word.) Return v.
+    return 0.0f;
+}
+
+__global__ void reduce_unrolled_warp(const float* __restrict__ x, size_t n,
+                                     float* __restrict__ partials) {
+    extern __shared__ float buf[];
+    // TODO(step 5): as step 4, but stop the block-wide loop while s > 32 (leaving 64 values, or
+    //               all of them for a block of 32); then threads tid < 32 call warp_tail, and
+    //               thread 0 writes its result.
+}
+
+void run_unrolled_warp(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    reduce_in_passes(reduce_unrolled_warp, 2 * (size_t)block, block * sizeof(float), x, n, out,
+                     block, s.partials);
+}
+
+// ---- Step 6: warp shuffles ---------------------------------------------------------------------------
+// __shfl_down_sync(mask, v, d) hands each lane the v of the lane d above it, register to
+// register: a warp sums 32 values in 5 steps with no shared memory and no __syncwarp (the
+// _sync in the name is the synchronisation). A block then needs shared memory only for one
+// value per warp. Steps 7 and 8 reuse both helpers.
+
+// The sum of v over the 32 lanes of the calling warp, in lane 0. All 32 lanes must call it.
+__device__ float warp_sum(float v) {
+    // TODO(step 6): for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffffu, v, offset).
+    return 0.0f;
+}
+
+// The sum of v over the whole block, in thread 0. Every thread of the block must call it, and
+// a second call needs a __syncthreads() between the two (they share warp_sums).
+__device__ float block_sum(float v) {
+    // TODO(step 6): each warp's lane 0 stores warp_sum(v) into a __shared__ float[32] at index
+    //               warp = threadIdx.x / 32; __syncthreads(); then warp 0 loads one stored value
+    //               per lane (0 for lanes >= blockDim.x / 32) and returns warp_sum of that.
+    return 0.0f;
+}
+
+__global__ void reduce_shuffle(const float* __restrict__ x, size_t n,
+                               float* __restrict__ partials) {
+    // TODO(step 6): v = load_pair(x, n), then block_sum(v); thread 0 writes the result.
+}
+
+void run_shuffle(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    reduce_in_passes(reduce_shuffle, 2 * (size_t)block, 0, x, n, out, block, s.partials);
+}
+
+// ---- Step 7: grid-stride loop with 16-byte loads ---------------------------------------------------
+// Steps 1 to 6 give each thread one or two elements, so most of the time goes to starting
+// blocks, trees and extra passes rather than to reading memory. Here the grid is just large
+// enough to fill the GPU, and each thread sums many elements in a grid-stride loop with float4
+// (16-byte) loads, several independent ones in flight, before one block_sum per block. A
+// second launch of one block adds up the per-block sums.
+
+// float4 loads in flight per thread per trip through the loop.
+constexpr int kVecUnroll = 4;
+
+// This thread's share of x[0..n): the elements before the first 16-byte boundary (the head,
+// 0 to 3 of them), then float4s, then what is left after the last whole float4 (the tail).
+__device__ float thread_sum_vec(const float* __restrict__ x, size_t n) {
+    // TODO(step 7): head = (4 - (address of x / 4) % 4) % 4 floats, at most n. Thread t < head
+    //               (t = global thread index) adds x[t]. The body x + head, read as float4,
+    //               has nvec = (n - head) / 4 of them: loop i = t, t + stride, ... (stride =
+    //               threads in the grid) loading kVecUnroll float4s (i, i + stride, ...) before
+    //               adding any, then finish the remainder one float4 at a time. Thread t < the
+    //               tail's length adds x[head + 4 * nvec + t].
+    return 0.0f;
+}
+
+__global__ void reduce_grid_stride_vec(const float* __restrict__ x, size_t n,
+                                       float* __restrict__ partials) {
+    // TODO(step 7): block_sum of thread_sum_vec; thread 0 writes it to partials[blockIdx.x].
+}
+
+// How many blocks of `kernel` fit on the whole GPU at once. Asking costs microseconds of host
+// time, as much as the whole kernel at small n (and the timer would count it), so ask once.
+static unsigned resident_blocks(const void* kernel, int block) {
+    static std::map<std::pair<const void*, int>, unsigned> known;
+    auto found = known.find({kernel, block});
+    if (found != known.end()) return found->second;
+    int device = 0, sm_count = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+    const unsigned blocks = (unsigned)(sm_count * (per_sm > 0 ? per_sm : 1));
+    known[{kernel, block}] = blocks;
+    return blocks;
+}
+
+// The grid for steps 7 and 8: one full wave (`wave` blocks resident at once on the whole GPU),
+// but no more blocks than give each thread one trip through the unrolled loop, and never more
+// than kMaxGridBlocks.
+static unsigned grid_for(size_t n, int block, unsigned wave) {
+    // TODO(step 7): wanted = ceil(n / (block * 4 * kVecUnroll)); return the smallest of wanted,
+    //               wave and kMaxGridBlocks, but at least 1.
+    return 1;
+}
+
+void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    if (n == 0) return write_zero(out);
+    const unsigned blocks = grid_for(n, block, resident_blocks((const void*)reduce_grid_stride_vec, block));
+    if (blocks == 1) {
+        reduce_grid_stride_vec<<<1, block>>>(x, n, out);
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
+    reduce_grid_stride_vec<<<blocks, block>>>(x, n, s.partials);
+    CUDA_CHECK_LAUNCH();
+    reduce_grid_stride_vec<<<1, block>>>(s.partials, blocks, out);  // the second pass
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 8: one launch, the last block finishes --------------------------------------------------
+// Blocks cannot wait for each other (they may not all be resident at once), but they can count.
+// Each block publishes its sum, then takes a ticket from a counter in global memory with
+// atomicAdd. The block that draws the last ticket knows every other sum is published, adds
+// them up and writes *out: no second launch. The order matters twice over:
+//   - publishing block: store its sum, THEN __threadfence(), THEN take the ticket. The fence
+//     makes the store visible to the whole GPU before the ticket is (a release);
+//   - last block: take the ticket, THEN __threadfence() (an acquire), and read the other sums
+//     from L2 with __ldcg: an SM's L1 cache is not kept coherent with other SMs' writes.
+// The last block also puts the counter back to 0, ready for the next launch. Summing the
+// partials in index order makes the result the same bits every time, unlike atomicAdd on *out.
+__global__ void reduce_one_pass(const float* __restrict__ x, size_t n, float* partials,
+                                unsigned int* counter, float* __restrict__ out) {
+    // TODO(step 8): v = block_sum(thread_sum_vec(x, n)). Thread 0: partials[blockIdx.x] = v;
+    //               __threadfence(); ticket = atomicAdd(counter, 1u); remember in a __shared__
+    //               bool whether ticket == gridDim.x - 1, and if so __threadfence() again.
+    //               __syncthreads(). Blocks that were not last return. The last one: each
+    //               thread adds __ldcg(&partials[i]) for i = tid, tid + blockDim.x, ... <
+    //               gridDim.x; block_sum; thread 0 writes *out and sets *counter = 0.
+}
+
+void run_one_pass(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+    if (n == 0) return write_zero(out);
+    const unsigned blocks = grid_for(n, block, resident_blocks((const void*)reduce_one_pass, block));
+    reduce_one_pass<<<blocks, block>>>(x, n, s.partials, s.counter, out);
+    CUDA_CHECK_LAUNCH();
+}

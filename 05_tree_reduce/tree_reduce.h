@@ -1,0 +1,134 @@
+// tree_reduce.h: the interface of exercise 05, the sum of a float array, eight ways.
+//
+// Frozen: main.cpp and tests.cpp call these functions, and starter.cu and solution.cu both
+// implement them, so the same program and tests run against either file.
+// Pointers are device pointers. Each run_* function launches its kernel(s) and returns without
+// waiting (the caller synchronises) and leaves the sum of x[0..n) in *out, one float on the
+// device. The sum of no elements is 0: with n == 0 no kernel is launched and *out is set to 0.
+// x only has to be aligned as a float (4 bytes): step 7 must cope with any other alignment.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "buffer.h"
+#include "compare.h"
+#include "cuda_check.h"
+
+// Temporary device memory the launchers need. partials holds per-block sums between passes;
+// counter is the one-launch finish's count of finished blocks (step 8). It must be zero before
+// the first call, and every call of run_one_pass leaves it zero again.
+struct ReduceScratch {
+    float* partials = nullptr;        // at least scratch_floats(n, block) floats
+    unsigned int* counter = nullptr;  // one unsigned int
+};
+
+// The most blocks the grid-filling kernels (steps 7 and 8) launch, so that their partial sums
+// fit in scratch and one block can finish them. Several blocks per SM on any GPU to date.
+constexpr unsigned kMaxGridBlocks = 8192;
+
+// Block sizes must be powers of two from 32 to 1024: the trees halve their stride each step.
+inline bool valid_block_size(int block) {
+    return block >= 32 && block <= 1024 && (block & (block - 1)) == 0;
+}
+
+// Floats of scratch the launchers may use for n elements with `block` threads per block. The
+// pass-by-pass steps (1 to 6) reduce n values to ceil(n / block) or fewer, and those again,
+// until one is left; each pass writes to fresh scratch. Steps 7 and 8 need one per block.
+inline size_t scratch_floats(size_t n, int block) {
+    size_t total = 0;
+    for (size_t count = n; count > (size_t)block;) {
+        count = (count + block - 1) / block;
+        total += count;
+    }
+    return total > kMaxGridBlocks ? total : kMaxGridBlocks;
+}
+
+// Owns the scratch for up to n elements with `block` threads per block (host code only).
+// The partial sums start as NaN, so a pass that reads a sum nobody wrote shows up in the
+// result; the counter starts at zero, as step 8 requires.
+struct ReduceWorkspace {
+    DeviceBuffer<float> partials;
+    DeviceBuffer<unsigned int> counter;
+    ReduceWorkspace(size_t n, int block) : partials(scratch_floats(n, block)), counter(1) {
+        partials.poison();
+        CUDA_CHECK(cudaMemset(counter.get(), 0, sizeof(unsigned int)));
+    }
+    ReduceScratch view() const { return ReduceScratch{partials.get(), counter.get()}; }
+};
+
+// ---- The ladder: one launcher per step --------------------------------------------------------
+// Step 1: tree in shared memory, the active threads are those with tid % (2 * stride) == 0.
+void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 2: the same tree, but thread tid works on element 2 * stride * tid (contiguous threads).
+void run_interleaved_strided(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 3: the stride halves from block / 2 to 1 and thread tid adds element tid + stride.
+void run_sequential(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 4: as step 3, but each thread adds two elements while loading (half as many blocks).
+void run_first_add(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 5: as step 4, with the last 32 values reduced by one warp without block barriers.
+void run_unrolled_warp(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 6: as step 4, with warp shuffles instead of a shared-memory tree.
+void run_shuffle(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 7: a grid that fills the GPU once, 16-byte loads in a grid-stride loop, then a second
+// launch of one block over the per-block sums.
+void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ReduceScratch s);
+// Step 8: as step 7 in ONE launch: the last block to finish adds up the per-block sums.
+void run_one_pass(const float* x, size_t n, float* out, int block, ReduceScratch s);
+
+using ReduceFn = void (*)(const float*, size_t, float*, int, ReduceScratch);
+struct ReduceStep {
+    const char* name;
+    ReduceFn run;
+};
+inline const ReduceStep kReduceSteps[] = {
+    {"interleaved_divergent", run_interleaved_divergent},
+    {"interleaved_strided", run_interleaved_strided},
+    {"sequential", run_sequential},
+    {"first_add", run_first_add},
+    {"unrolled_warp", run_unrolled_warp},
+    {"shuffle", run_shuffle},
+    {"grid_stride_vec", run_grid_stride_vec},
+    {"one_pass", run_one_pass},
+};
+constexpr int kStepCount = sizeof(kReduceSteps) / sizeof(kReduceSteps[0]);
+
+// ---- The library baseline (library.cu) ----------------------------------------------------
+// cub::DeviceReduce::Sum: how many bytes of temporary storage it wants for n floats, and the
+// call itself (asynchronous, like the launchers).
+size_t cub_sum_temp_bytes(size_t n);
+void run_cub_sum(const float* x, size_t n, float* out, void* temp, size_t temp_bytes);
+
+// ---- The source material's warp tail, for the demonstration only (legacy_tail.cu) --------
+// One pass of step 5 with the old `volatile` warp-synchronous tail: writes one sum per block
+// to partials[0 .. legacy_tail_blocks(n, block)). Needs block >= 64. Not part of any step, not
+// tested, not in `make sanitize`: run it under racecheck to see why (README, step 5).
+size_t legacy_tail_blocks(size_t n, int block);
+void run_legacy_volatile_tail(const float* x, size_t n, float* partials, int block);
+
+// ---- CPU references -------------------------------------------------------------------------
+struct ReferenceSum {
+    double sum = 0;      // in double precision
+    double sum_abs = 0;  // sum of |x[i]|, which sets the tolerance
+};
+inline ReferenceSum sum_reference(const float* x, size_t n) {
+    ReferenceSum r;
+    for (size_t i = 0; i < n; ++i) {
+        r.sum += (double)x[i];
+        r.sum_abs += x[i] < 0 ? -(double)x[i] : (double)x[i];
+    }
+    return r;
+}
+
+// Floats whose values are whole numbers from -8 to 8, never 0. Every partial sum of such values
+// is a whole number, and while its magnitude stays below 2^24 float adds it EXACTLY, in any
+// order. Random signs keep partial sums near sqrt(count) * 5, about 29000 at 2^25 elements,
+// hundreds of standard deviations below 2^24 = 16777216. So a correct kernel returns exactly
+// the reference, and a kernel that skips or repeats a single element cannot hide in a tolerance.
+inline std::vector<float> random_whole_floats(size_t n, uint64_t seed) {
+    std::vector<int> k = random_ints(n, seed, -8, 7);
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = (float)(k[i] >= 0 ? k[i] + 1 : k[i]);
+    return v;
+}
