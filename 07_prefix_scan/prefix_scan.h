@@ -1,0 +1,157 @@
+// prefix_scan.h: the interface of exercise 07, prefix sums (scans) and stream compaction.
+//
+// Frozen: main.cpp and tests.cpp call these functions, and starter.cu and solution.cu both
+// implement them, so the same program and tests run against either file.
+// Pointers are device pointers; `in` and `out` must not overlap. Each run_* function launches
+// its kernels and returns without waiting for them (the caller synchronises); n == 0 is allowed
+// and does nothing.
+//
+// Element types. Every scan comes in two types:
+//   int    sums of integers are exact in any order, so results are compared exactly with
+//          std::inclusive_scan / std::exclusive_scan. The caller keeps the values small enough
+//          that no partial sum leaves int's range (signed overflow is undefined in C++).
+//   float  every algorithm adds in a different order, and float addition is not associative,
+//          so results are compared with the double-precision reference within a tolerance
+//          that grows with the number of terms (see check_float_scan below).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+
+// Inclusive: out[i] = x[0] + ... + x[i].  Exclusive: out[0] = 0, out[i] = x[0] + ... + x[i-1].
+enum class ScanKind { inclusive, exclusive };
+inline const char* to_string(ScanKind k) { return k == ScanKind::inclusive ? "inclusive" : "exclusive"; }
+
+// ---- Sizes ------------------------------------------------------------------------------------
+constexpr size_t kNaiveMaxN = 1024;     // step 1: one thread per element, one block
+constexpr size_t kBlellochMaxN = 2048;  // step 2: two elements per thread, one block
+
+// Tile geometry of steps 4 and 5: a block of kTileThreads threads scans kTileItems elements.
+// Each thread holds kVecsPerThread 4-element vectors (int4 / float4). A warp owns 32 * 4 *
+// kVecsPerThread consecutive elements, read as kVecsPerThread "chunks" of 128: in chunk v, lane
+// l holds elements 4l .. 4l+3, so each vector load of a warp reads 512 consecutive bytes.
+// Measured on an H200 (README): 128 x 32 beat 128 x 24 and 256 x 16 for the single-pass scan.
+constexpr int kTileThreads = 128;
+constexpr int kVecsPerThread = 8;
+constexpr int kItemsPerThread = 4 * kVecsPerThread;          // 32
+constexpr int kWarpsPerTile = kTileThreads / 32;             // 4
+constexpr size_t kTileItems = (size_t)kTileThreads * kItemsPerThread;  // 4096
+
+// ---- Step 1: naive (Hillis-Steele) scan in one block, n <= kNaiveMaxN -------------------------
+void run_naive_block(const int* in, int* out, size_t n, ScanKind kind);
+void run_naive_block(const float* in, float* out, size_t n, ScanKind kind);
+// The source material's version, which updates its one shared buffer in place: a read/write race
+// between threads. Given (not a TODO), for the --racy-demo of the program only: compute-sanitizer
+// --tool racecheck reports it. Inclusive, int, n <= kNaiveMaxN.
+void run_naive_block_racy(const int* in, int* out, size_t n);
+
+// ---- Step 2: work-efficient (Blelloch) scan in one block, n <= kBlellochMaxN ------------------
+void run_blelloch_block(const int* in, int* out, size_t n, ScanKind kind);
+void run_blelloch_block(const float* in, float* out, size_t n, ScanKind kind);
+
+// ---- Step 3: up-sweep and down-sweep with one launch per level, any n --------------------------
+void run_host_levels(const int* in, int* out, size_t n, ScanKind kind);
+void run_host_levels(const float* in, float* out, size_t n, ScanKind kind);
+
+// ---- Step 4: tile totals, scan of the totals (recursive), tiles scanned with their offsets -----
+void run_scan_then_propagate(const int* in, int* out, size_t n, ScanKind kind);
+void run_scan_then_propagate(const float* in, float* out, size_t n, ScanKind kind);
+
+// ---- Step 5: single pass with decoupled look-back (Merrill & Garland 2016) ---------------------
+void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind);
+void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind);
+
+// ---- Step 6: stream compaction ----------------------------------------------------------------
+// Copies the elements with in[i] > threshold to out[0 .. kept), keeping their order, and writes
+// their count to *kept (device memory; written also when n == 0). out[kept .. n) is not touched.
+// Positions are ints: n <= 2^31 - 1.
+void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept);
+
+// ---- Support (library.cu): the library baseline -----------------------------------------------
+void run_cub_inclusive_sum(const int* in, int* out, size_t n);
+
+// ---- CPU references ---------------------------------------------------------------------------
+// Integers: the standard library's scans, compared exactly.
+inline std::vector<int> scan_reference(const std::vector<int>& x, ScanKind kind) {
+    std::vector<int> r(x.size());
+    if (kind == ScanKind::inclusive)
+        std::inclusive_scan(x.begin(), x.end(), r.begin());
+    else
+        std::exclusive_scan(x.begin(), x.end(), r.begin(), 0);
+    return r;
+}
+
+// Floats: accumulated in double, so the reference itself carries no float rounding.
+inline std::vector<double> scan_reference(const std::vector<float>& x, ScanKind kind) {
+    std::vector<double> r(x.size());
+    double s = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (kind == ScanKind::exclusive) r[i] = s;
+        s += x[i];
+        if (kind == ScanKind::inclusive) r[i] = s;
+    }
+    return r;
+}
+
+// Element i of a float scan is a float sum of t = i+1 (inclusive) or i (exclusive) terms, added
+// in an order each algorithm chooses. Each element gets float_sum_tolerance(t, sum of |terms|)
+// (compare.h): 4 sqrt(t) units of float rounding times the magnitudes involved. NaN never passes.
+inline Comparison check_float_scan(const std::vector<float>& got, const std::vector<float>& x,
+                                   ScanKind kind) {
+    Comparison c;
+    c.count = x.size();
+    if (got.size() != x.size()) {
+        c.mismatches = x.size() ? x.size() : 1;
+        return c;
+    }
+    double s = 0, s_abs = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        size_t terms = i;
+        if (kind == ScanKind::inclusive) s += x[i], s_abs += std::fabs(x[i]), terms = i + 1;
+        const double g = got[i];
+        if (!within(g, s, float_sum_tolerance(terms, s_abs))) {
+            if (c.mismatches++ == 0) c.first_bad = i, c.first_got = g, c.first_ref = s;
+        } else {
+            c.worst_abs_err = std::fmax(c.worst_abs_err, std::fabs(g - s));
+        }
+        if (kind == ScanKind::exclusive) s += x[i], s_abs += std::fabs(x[i]);
+    }
+    return c;
+}
+
+// Compaction: the elements above the threshold, in order.
+inline std::vector<int> compact_reference(const std::vector<int>& x, int threshold) {
+    std::vector<int> r;
+    for (int v : x)
+        if (v > threshold) r.push_back(v);
+    return r;
+}
+
+// ---- Counting additions (support: count.cpp) --------------------------------------------------
+// Each simulate_* function runs one algorithm's loops on the CPU, thread by thread and step by
+// step as the kernel does them, on 64-bit integers, and counts every addition of two data values
+// it performs (also those on padding zeros: the GPU performs them too). It returns the scan it
+// computed, so the tests can check that the simulation really is a scan.
+struct ScanCount {
+    uint64_t additions = 0;  // work: additions of data values, over all threads
+    uint64_t steps = 0;      // span: additions on the longest chain of dependent steps (0: not counted)
+    uint64_t launches = 0;   // kernel launches (and memsets) from the host
+};
+struct Simulated {
+    std::vector<long long> result;
+    ScanCount count;
+};
+Simulated simulate_serial(const std::vector<long long>& x, ScanKind kind);
+Simulated simulate_naive_block(const std::vector<long long>& x, ScanKind kind);
+Simulated simulate_blelloch_block(const std::vector<long long>& x, ScanKind kind);
+Simulated simulate_host_levels(const std::vector<long long>& x, ScanKind kind);
+Simulated simulate_scan_then_propagate(const std::vector<long long>& x, ScanKind kind);
+// The look-back's work depends on timing; this counts the case where each tile finds its
+// predecessor's inclusive prefix already published (one look-back window per tile).
+Simulated simulate_decoupled_lookback(const std::vector<long long>& x, ScanKind kind);

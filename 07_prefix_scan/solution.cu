@@ -1,0 +1,702 @@
+// BEGIN SOLUTION
+// 07_prefix_scan/solution.cu: the reference solution.
+// starter.cu is generated from this file (awk -f common/make_starter.awk solution.cu): edit this
+// file, regenerate the starter, and `make check` confirms the two agree.
+// END SOLUTION
+// STARTER: // 07_prefix_scan/starter.cu: your file. Do the TODOs in order; after each step,
+// STARTER: // `make test-07` shows which steps pass and `make run-07` shows the program's output.
+//
+// Prefix sums five ways, from one block to the whole GPU, and stream compaction built on them.
+// Every scan is written once as a template and instantiated for int and float at the bottom.
+
+#include "prefix_scan.h"
+
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda/atomic>
+
+#include "cuda_check.h"
+
+constexpr unsigned kFullMask = 0xffffffffu;  // every lane of a warp takes part in a shuffle
+
+// Stream-ordered scratch memory for the multi-block scans. cudaMallocAsync takes memory from a
+// pool in stream order, without the device-wide synchronisation of cudaMalloc. The pool gives
+// its memory back to the system at each synchronisation unless told to keep it; keeping it makes
+// the next allocation of the same size nearly free (the benchmark calls the scans repeatedly).
+template <class T>
+T* scratch_alloc(size_t count) {
+    static bool pool_keeps_memory = false;
+    if (!pool_keeps_memory) {
+        int device = 0;
+        cudaMemPool_t pool;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+        uint64_t keep_all = UINT64_MAX;
+        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+        pool_keeps_memory = true;
+    }
+    void* p = nullptr;
+    CUDA_CHECK(cudaMallocAsync(&p, count * sizeof(T), 0));
+    return static_cast<T*>(p);
+}
+inline void scratch_free(void* p) { CUDA_CHECK(cudaFreeAsync(p, 0)); }
+
+// A launcher's precondition (a programming error, not bad user input): say which and stop.
+inline void require(bool ok, const char* function, size_t n, const char* limit) {
+    if (ok) return;
+    std::fprintf(stderr, "%s: n = %zu is too large (%s)\n", function, n, limit);
+    std::exit(1);
+}
+
+// ---- Step 1: naive (Hillis-Steele) scan in one block ----------------------------------------
+// Step k adds to each element the one 2^k places to its left: after ceil(log2 n) steps element i
+// holds the sum of everything up to it. Every thread reads its left neighbour's value of the
+// PREVIOUS step, so a step must not overwrite values that other threads still have to read:
+// read from one buffer, write the other, swap.
+template <class T>
+__global__ void scan_naive_block(const T* in, T* out, int n, ScanKind kind) {
+    __shared__ T buf[2][kNaiveMaxN];
+    const int i = threadIdx.x;  // one thread per element, blockDim.x == n
+    // TODO(step 1): load in[i] into buf[0][i] (for an exclusive scan, load the element to the
+    //               left, in[i-1], and 0 for i == 0: the inclusive scan of the shifted input is
+    //               the exclusive scan). Then for offset = 1, 2, 4, ... while offset < n: a
+    //               barrier, then buf[next][i] = buf[cur][i] (+ buf[cur][i - offset] when
+    //               i >= offset), and swap cur and next. After a last barrier, write out[i].
+    // BEGIN SOLUTION
+    buf[0][i] = kind == ScanKind::inclusive ? in[i] : (i > 0 ? in[i - 1] : T(0));
+    int cur = 0;
+    for (int offset = 1; offset < n; offset *= 2) {
+        __syncthreads();  // the previous step's writes are visible to every thread
+        T v = buf[cur][i];
+        if (i >= offset) v += buf[cur][i - offset];
+        buf[cur ^ 1][i] = v;
+        cur ^= 1;
+    }
+    out[i] = buf[cur][i];  // each thread reads back only what it wrote itself: no barrier needed
+    // END SOLUTION
+}
+
+template <class T>
+void naive_block(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    require(n <= kNaiveMaxN, "run_naive_block", n, "one block scans at most 1024 elements");
+    // TODO(step 1): launch scan_naive_block as one block of n threads; check the launch.
+    // BEGIN SOLUTION
+    scan_naive_block<<<1, (unsigned)n>>>(in, out, (int)n, kind);
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+}
+
+// DEMO, NOT A STEP: the source material's kernel, which updates ONE buffer in place. In a step,
+// thread i reads buf[i - offset] while thread i - offset may already have overwritten it with
+// this step's value: a read/write race. Whether the answer comes out wrong depends on how the
+// warps happen to be scheduled, so a test can pass by luck; `compute-sanitizer --tool racecheck`
+// reports the hazard every time. Run by the program only with --racy-demo.
+__global__ void scan_naive_block_racy(const int* in, int* out, int n) {
+    __shared__ int buf[kNaiveMaxN];
+    const int i = threadIdx.x;
+    buf[i] = in[i];
+    for (int offset = 1; offset < n; offset *= 2) {
+        __syncthreads();
+        if (i >= offset) buf[i] += buf[i - offset];  // RACE: read and write of one step overlap
+    }
+    __syncthreads();
+    out[i] = buf[i];
+}
+
+void run_naive_block_racy(const int* in, int* out, size_t n) {
+    if (n == 0) return;
+    require(n <= kNaiveMaxN, "run_naive_block_racy", n, "one block scans at most 1024 elements");
+    scan_naive_block_racy<<<1, (unsigned)n>>>(in, out, (int)n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 2: work-efficient (Blelloch) scan in one block -------------------------------------
+// The array (padded with zeros to m, a power of two) is a balanced binary tree. Up-sweep: each
+// level adds every left child into its right sibling, so the last element ends up holding the
+// total. Down-sweep: set the root to 0, then at each level from the top, a node passes its
+// value to its left child and gives its right child (its value + the left child's old value).
+// What comes out is the EXCLUSIVE scan; inclusive is exclusive + the element itself.
+//
+// Bank conflicts: shared memory has 32 banks, word w lives in bank w % 32. At the level where
+// threads touch words `stride` apart, a stride of 32 or more puts every thread of a warp in the
+// same bank, and the accesses are served one after another. Inserting one unused word after
+// every 32 (index i is stored at i + i / 32) shifts each group of 32 into the next bank: the
+// worst case falls from 32 threads on one bank to 2.
+__device__ __forceinline__ int padded(int i) { return i + (i >> 5); }
+
+template <class T>
+__global__ void scan_blelloch_block(const T* in, T* out, int n, int m, ScanKind kind) {
+    __shared__ T s[kBlellochMaxN + kBlellochMaxN / 32];
+    const int t = threadIdx.x;  // blockDim.x == m / 2; thread t owns elements t and t + m/2
+    // TODO(step 2): load elements a = t and b = t + m/2 (0 beyond n) into s[padded(a)] and
+    //               s[padded(b)], keeping the two values in registers. Up-sweep: offset = 1; for
+    //               d = m/2, m/4, ..., 1: barrier; threads t < d add s[offset*(2t+1) - 1] into
+    //               s[offset*(2t+2) - 1] (through padded()); offset *= 2. Clear s[padded(m-1)].
+    //               Down-sweep: for d = 1, 2, ..., m/2: offset /= 2; barrier; threads t < d swap
+    //               left into right the Blelloch way (left gets right, right gets right + old
+    //               left). After a barrier, write exclusive values, or exclusive + own element.
+    // BEGIN SOLUTION
+    const int a = t, b = t + m / 2;
+    const T xa = a < n ? in[a] : T(0);
+    const T xb = b < n ? in[b] : T(0);
+    s[padded(a)] = xa;
+    s[padded(b)] = xb;
+    int offset = 1;
+    for (int d = m / 2; d > 0; d /= 2) {
+        __syncthreads();
+        if (t < d) s[padded(offset * (2 * t + 2) - 1)] += s[padded(offset * (2 * t + 1) - 1)];
+        offset *= 2;
+    }
+    if (t == 0) s[padded(m - 1)] = T(0);  // the same thread did the last up-sweep add: no race
+    for (int d = 1; d < m; d *= 2) {
+        offset /= 2;
+        __syncthreads();
+        if (t < d) {
+            const int left = padded(offset * (2 * t + 1) - 1), right = padded(offset * (2 * t + 2) - 1);
+            const T old_left = s[left];
+            s[left] = s[right];
+            s[right] += old_left;
+        }
+    }
+    __syncthreads();
+    const bool inclusive = kind == ScanKind::inclusive;
+    if (a < n) out[a] = inclusive ? s[padded(a)] + xa : s[padded(a)];
+    if (b < n) out[b] = inclusive ? s[padded(b)] + xb : s[padded(b)];
+    // END SOLUTION
+}
+
+// The smallest power of two >= n (and >= 1).
+inline size_t next_pow2(size_t n) {
+    size_t m = 1;
+    while (m < n) m *= 2;
+    return m;
+}
+
+template <class T>
+void blelloch_block(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    require(n <= kBlellochMaxN, "run_blelloch_block", n, "one block scans at most 2048 elements");
+    const size_t m = next_pow2(n < 2 ? 2 : n);
+    // TODO(step 2): launch scan_blelloch_block as one block of m / 2 threads; check the launch.
+    // BEGIN SOLUTION
+    scan_blelloch_block<<<1, (unsigned)(m / 2)>>>(in, out, (int)n, (int)m, kind);
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+}
+
+// ---- Step 3: one launch per level ------------------------------------------------------------
+// __syncthreads() waits for the threads of ONE block; the up-sweep and down-sweep need every
+// level finished everywhere before the next begins. The end of a kernel is such a grid-wide
+// barrier: launching one kernel per level lets the host order the levels. Within one level,
+// each thread reads and writes only its own pair (left, right), so the level can work in place.
+constexpr int kLevelThreads = 256;
+
+// y[0 .. m) = in, padded with zeros (the identity of +) up to the power of two m.
+template <class T>
+__global__ void levels_load(const T* in, T* y, size_t n, size_t m) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) y[i] = i < n ? in[i] : T(0);
+}
+
+// Level k of the up-sweep: pair t is (left, right) = (right - 2^k, (t + 1) * 2^(k+1) - 1).
+template <class T>
+__global__ void upsweep_level(T* y, size_t pairs, int k) {
+    // TODO(step 3): thread t < pairs adds y[left] into y[right]. Index in size_t, shift
+    //               (size_t)1 << k: with m = 2^28, int arithmetic overflows.
+    // BEGIN SOLUTION
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= pairs) return;
+    const size_t right = ((t + 1) << (k + 1)) - 1, left = right - ((size_t)1 << k);
+    y[right] += y[left];
+    // END SOLUTION
+}
+
+// Level k of the down-sweep: the same pairs; left gets right, right gets right + old left.
+template <class T>
+__global__ void downsweep_level(T* y, size_t pairs, int k) {
+    // TODO(step 3): as upsweep_level, but the down-sweep's swap-and-add.
+    // BEGIN SOLUTION
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= pairs) return;
+    const size_t right = ((t + 1) << (k + 1)) - 1, left = right - ((size_t)1 << k);
+    const T old_left = y[left];
+    y[left] = y[right];
+    y[right] += old_left;
+    // END SOLUTION
+}
+
+// out = the exclusive scan in y, or for inclusive, y + in.
+template <class T>
+__global__ void levels_finish(const T* in, const T* y, T* out, size_t n, ScanKind kind) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = kind == ScanKind::inclusive ? y[i] + in[i] : y[i];
+}
+
+inline unsigned blocks_for(size_t threads, int block) { return (unsigned)((threads + block - 1) / block); }
+
+template <class T>
+void host_levels(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    const size_t m = next_pow2(n);
+    int levels = 0;
+    while (((size_t)1 << levels) < m) ++levels;  // m == 2^levels
+    T* y = scratch_alloc<T>(m);
+    levels_load<<<blocks_for(m, kLevelThreads), kLevelThreads>>>(in, y, n, m);
+    CUDA_CHECK_LAUNCH();
+    // TODO(step 3): up-sweep: for k = 0 .. levels-1 launch upsweep_level over m >> (k+1) pairs.
+    //               Set the root y[m-1] to 0 (cudaMemsetAsync: all-zero bytes are 0 and 0.0f).
+    //               Down-sweep: for k = levels-1 down to 0 launch downsweep_level. Check each
+    //               launch. The host does not wait between launches: kernels on one stream run
+    //               in order, and that order is the barrier.
+    // BEGIN SOLUTION
+    for (int k = 0; k < levels; ++k) {
+        const size_t pairs = m >> (k + 1);
+        upsweep_level<<<blocks_for(pairs, kLevelThreads), kLevelThreads>>>(y, pairs, k);
+        CUDA_CHECK_LAUNCH();
+    }
+    CUDA_CHECK(cudaMemsetAsync(y + (m - 1), 0, sizeof(T)));
+    for (int k = levels - 1; k >= 0; --k) {
+        const size_t pairs = m >> (k + 1);
+        downsweep_level<<<blocks_for(pairs, kLevelThreads), kLevelThreads>>>(y, pairs, k);
+        CUDA_CHECK_LAUNCH();
+    }
+    // END SOLUTION
+    levels_finish<<<blocks_for(n, kLevelThreads), kLevelThreads>>>(in, y, out, n, kind);
+    CUDA_CHECK_LAUNCH();
+    scratch_free(y);
+}
+
+// ---- Tiles: what steps 4 and 5 share ---------------------------------------------------------
+// A block scans a tile of kTileItems elements held in registers, kItemsPerThread per thread
+// (prefix_scan.h shows the layout). Many items per thread and 16-byte loads keep enough bytes
+// in flight to saturate memory; warp shuffles do the scan within a warp without shared memory.
+template <class T> struct Vec4Of;
+template <> struct Vec4Of<int> { using type = int4; };
+template <> struct Vec4Of<float> { using type = float4; };
+
+constexpr size_t kWarpItems = 32 * (size_t)kItemsPerThread;
+
+// Element index of items[4 * v] of this thread, in a tile.
+__device__ __forceinline__ size_t first_item(size_t tile, int v) {
+    return tile * kTileItems + (threadIdx.x / 32) * kWarpItems + 128 * v + 4 * (threadIdx.x % 32);
+}
+
+// Given: loads the tile, zeros past the end of the array. A full tile of 16-byte-aligned data
+// is read with vector loads; a partial tile or misaligned pointers element by element.
+template <class T>
+__device__ __forceinline__ void load_tile(const T* __restrict__ in, size_t n, size_t tile, bool vector_ok,
+                                          T (&items)[kItemsPerThread]) {
+    using V = typename Vec4Of<T>::type;
+    if (vector_ok && (tile + 1) * kTileItems <= n) {
+#pragma unroll
+        for (int v = 0; v < kVecsPerThread; ++v) {
+            const V q = *reinterpret_cast<const V*>(in + first_item(tile, v));
+            items[4 * v] = q.x, items[4 * v + 1] = q.y, items[4 * v + 2] = q.z, items[4 * v + 3] = q.w;
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < kVecsPerThread; ++v)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const size_t i = first_item(tile, v) + j;
+                items[4 * v + j] = i < n ? in[i] : T(0);
+            }
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void store_tile(T* __restrict__ out, size_t n, size_t tile, bool vector_ok,
+                                           const T (&items)[kItemsPerThread]) {
+    using V = typename Vec4Of<T>::type;
+    if (vector_ok && (tile + 1) * kTileItems <= n) {
+#pragma unroll
+        for (int v = 0; v < kVecsPerThread; ++v) {
+            V q;
+            q.x = items[4 * v], q.y = items[4 * v + 1], q.z = items[4 * v + 2], q.w = items[4 * v + 3];
+            *reinterpret_cast<V*>(out + first_item(tile, v)) = q;
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < kVecsPerThread; ++v)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const size_t i = first_item(tile, v) + j;
+                if (i < n) out[i] = items[4 * v + j];
+            }
+    }
+}
+
+inline bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// The block-wide part of a tile's scan. On return, vec_offset[v] is the sum of the tile's
+// elements before this thread's vector v, and block_total the sum of the whole tile.
+// s_warp: kWarpsPerTile values of shared memory. Every thread of the block must call it.
+template <class T>
+__device__ __forceinline__ void scan_tile_partials(const T (&items)[kItemsPerThread], T* s_warp,
+                                                   T (&vec_offset)[kVecsPerThread], T& block_total) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    // TODO(step 4): 1. lane_sum[v] = the sum of this thread's 4 items of vector v.
+    //               2. Scan lane_sum[v] across the warp, inclusive, for all v at once: for
+    //                  d = 1, 2, 4, 8, 16: up = __shfl_up_sync(kFullMask, value, d), added when
+    //                  lane >= d (a Hillis-Steele scan over 32 lanes, no barrier needed).
+    //               3. For each v in order: the lanes before me = my inclusive value shuffled up
+    //                  by 1 (0 in lane 0); the chunk's total = lane 31's value (__shfl_sync);
+    //                  vec_offset[v] = (totals of chunks before v) + (lanes before me).
+    //               4. Lane 0 of each warp stores the warp's total in s_warp[warp]; barrier;
+    //                  every thread adds up the totals of the warps before its own (warp prefix)
+    //                  and of all warps (block_total), and adds its warp prefix to vec_offset.
+    // BEGIN SOLUTION
+    T lane_sum[kVecsPerThread];
+#pragma unroll
+    for (int v = 0; v < kVecsPerThread; ++v)
+        lane_sum[v] = items[4 * v] + items[4 * v + 1] + items[4 * v + 2] + items[4 * v + 3];
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+        for (int v = 0; v < kVecsPerThread; ++v) {
+            const T up = __shfl_up_sync(kFullMask, lane_sum[v], d);
+            if (lane >= d) lane_sum[v] += up;
+        }
+    T warp_total = T(0);
+#pragma unroll
+    for (int v = 0; v < kVecsPerThread; ++v) {
+        T lanes_before = __shfl_up_sync(kFullMask, lane_sum[v], 1);
+        if (lane == 0) lanes_before = T(0);
+        const T chunk_total = __shfl_sync(kFullMask, lane_sum[v], 31);
+        vec_offset[v] = warp_total + lanes_before;
+        warp_total += chunk_total;
+    }
+    if (lane == 0) s_warp[warp] = warp_total;
+    __syncthreads();
+    T warp_prefix = T(0);
+    block_total = T(0);
+#pragma unroll
+    for (int w = 0; w < kWarpsPerTile; ++w) {
+        const T t = s_warp[w];
+        if (w < warp) warp_prefix += t;
+        block_total += t;
+    }
+#pragma unroll
+    for (int v = 0; v < kVecsPerThread; ++v) vec_offset[v] += warp_prefix;
+    // END SOLUTION
+    // STARTER: block_total = T(0);
+    // STARTER: for (int v = 0; v < kVecsPerThread; ++v) vec_offset[v] = T(0);
+}
+
+// Turns the items into their scan, given the sum of everything before the tile.
+template <class T, bool kInclusive>
+__device__ __forceinline__ void finish_tile(T (&items)[kItemsPerThread], const T (&vec_offset)[kVecsPerThread],
+                                            T tile_prefix) {
+    // TODO(step 4): for each vector v, a running sum starts at tile_prefix + vec_offset[v] and
+    //               walks its 4 items: inclusive adds the item, then stores; exclusive stores,
+    //               then adds (and needs no add after the fourth item).
+    // BEGIN SOLUTION
+#pragma unroll
+    for (int v = 0; v < kVecsPerThread; ++v) {
+        T run = tile_prefix + vec_offset[v];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const T x = items[4 * v + j];
+            if (kInclusive) {
+                run += x;
+                items[4 * v + j] = run;
+            } else {
+                items[4 * v + j] = run;
+                if (j < 3) run += x;
+            }
+        }
+    }
+    // END SOLUTION
+}
+
+// ---- Step 4: tile totals, scan of the totals, tiles scanned with their offsets --------------
+// Pass 1 reads the input and writes one total per tile. Pass 2 scans those totals (exclusive),
+// by calling this same algorithm on them: tiles^2 elements, then tiles^3, ... so any n works in
+// a few levels. Pass 3 reads the input again and scans each tile starting from its offset.
+// Memory traffic: read n, read n + write n. (The textbook order, which writes each tile's local
+// scan in pass 1 and adds the offsets in pass 3, moves 4n and can never reach half of a single
+// pass; recomputing a tile's scan is cheaper than storing and reloading it.)
+template <class T>
+__global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict__ in, T* __restrict__ tile_sums,
+                                                             size_t n, bool vector_ok) {
+    __shared__ T s_warp[kWarpsPerTile];
+    const size_t tile = blockIdx.x;
+    T items[kItemsPerThread];
+    load_tile(in, n, tile, vector_ok, items);
+    // TODO(step 4): sum this thread's items; reduce across the warp with __shfl_xor_sync
+    //               (d = 16, 8, 4, 2, 1: afterwards every lane holds the warp's total); lane 0
+    //               stores it in s_warp[warp]; barrier; thread 0 adds the warp totals and writes
+    //               tile_sums[tile].
+    // BEGIN SOLUTION
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    T s = items[0];
+#pragma unroll
+    for (int i = 1; i < kItemsPerThread; ++i) s += items[i];
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) s += __shfl_xor_sync(kFullMask, s, d);
+    if (lane == 0) s_warp[warp] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T total = s_warp[0];
+#pragma unroll
+        for (int w = 1; w < kWarpsPerTile; ++w) total += s_warp[w];
+        tile_sums[tile] = total;
+    }
+    // END SOLUTION
+}
+
+// tile_offsets: the exclusive scan of the tile totals, or nullptr when there is one tile.
+template <class T, bool kInclusive>
+__global__ void __launch_bounds__(kTileThreads) scan_tiles(const T* __restrict__ in, T* __restrict__ out, size_t n,
+                                                           const T* __restrict__ tile_offsets, bool vector_ok) {
+    __shared__ T s_warp[kWarpsPerTile];
+    // Tiles in reverse order: the last tiles reduce_tiles read are the likeliest still in L2.
+    const size_t tile = gridDim.x - 1 - blockIdx.x;
+    T items[kItemsPerThread];
+    load_tile(in, n, tile, vector_ok, items);
+    // TODO(step 4): scan_tile_partials, then finish_tile from this tile's offset (0 with no
+    //               tile_offsets), then store_tile.
+    // BEGIN SOLUTION
+    T vec_offset[kVecsPerThread], block_total;
+    scan_tile_partials(items, s_warp, vec_offset, block_total);
+    finish_tile<T, kInclusive>(items, vec_offset, tile_offsets ? tile_offsets[tile] : T(0));
+    store_tile(out, n, tile, vector_ok, items);
+    // END SOLUTION
+}
+
+template <class T>
+void scan_then_propagate(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    require(tiles <= INT_MAX, "run_scan_then_propagate", n, "more tiles than a grid holds");
+    // TODO(step 4): with more than one tile: allocate 2 * padded_tiles elements of scratch
+    //               (scratch_alloc<T>; padded to 64 elements, so that tile_offsets = scratch +
+    //               padded_tiles stays 16-byte aligned); pass 1 reduce_tiles into scratch; pass
+    //               2: scan_then_propagate(scratch, tile_offsets, tiles, ScanKind::exclusive).
+    //               Then (any number of tiles) pass 3, scan_tiles<T, true or false> over all
+    //               tiles, with tile_offsets = nullptr for a single tile. Vector loads only if
+    //               aligned16() holds for the pointers involved. Check every launch; free the
+    //               scratch (scratch_free) at the end.
+    // BEGIN SOLUTION
+    const bool vector_ok = aligned16(in) && aligned16(out);
+    T* scratch = nullptr;
+    T* tile_offsets = nullptr;
+    if (tiles > 1) {
+        const size_t padded_tiles = (tiles + 63) / 64 * 64;
+        scratch = scratch_alloc<T>(2 * padded_tiles);
+        tile_offsets = scratch + padded_tiles;
+        reduce_tiles<<<(unsigned)tiles, kTileThreads>>>(in, scratch, n, aligned16(in));
+        CUDA_CHECK_LAUNCH();
+        scan_then_propagate(static_cast<const T*>(scratch), tile_offsets, tiles, ScanKind::exclusive);
+    }
+    if (kind == ScanKind::inclusive)
+        scan_tiles<T, true><<<(unsigned)tiles, kTileThreads>>>(in, out, n, tile_offsets, vector_ok);
+    else
+        scan_tiles<T, false><<<(unsigned)tiles, kTileThreads>>>(in, out, n, tile_offsets, vector_ok);
+    CUDA_CHECK_LAUNCH();
+    if (scratch) scratch_free(scratch);
+    // END SOLUTION
+}
+
+// ---- Step 5: single pass with decoupled look-back --------------------------------------------
+// Each tile publishes a status word: its flag and its value in ONE 64-bit word, written and read
+// with single 64-bit atomic accesses, so a reader can never see a flag with a stale value (with
+// two separate words it would need a release/acquire pair). Flags:
+//   kTileInvalid    nothing published yet (the array is zeroed before the launch)
+//   kTileAggregate  value = the sum of this tile alone
+//   kTilePrefix     value = the sum of this tile and every tile before it
+// A tile publishes its aggregate as soon as it has it, then walks back over its predecessors,
+// adding aggregates, until it meets an inclusive prefix. Tiles are numbered by an atomic counter
+// in the order blocks START, not by blockIdx: a block only ever waits for tiles numbered before
+// its own, which are already running and publish their aggregate without waiting for anyone, so
+// the wait always ends. (With blockIdx, block 5000 may be resident and spinning while block 4999
+// has not been scheduled, because the spinning blocks fill the GPU: a deadlock.)
+enum : unsigned { kTileInvalid = 0, kTileAggregate = 1, kTilePrefix = 2 };
+
+template <class T> __device__ __forceinline__ unsigned bits_of(T v);
+template <> __device__ __forceinline__ unsigned bits_of<int>(int v) { return (unsigned)v; }
+template <> __device__ __forceinline__ unsigned bits_of<float>(float v) { return __float_as_uint(v); }
+template <class T> __device__ __forceinline__ T value_of(unsigned long long word);
+template <> __device__ __forceinline__ int value_of<int>(unsigned long long word) { return (int)(unsigned)word; }
+template <> __device__ __forceinline__ float value_of<float>(unsigned long long word) {
+    return __uint_as_float((unsigned)word);
+}
+__device__ __forceinline__ unsigned flag_of(unsigned long long word) { return (unsigned)(word >> 32); }
+
+template <class T>
+__device__ __forceinline__ void publish(unsigned long long* status, unsigned tile, unsigned flag, T value) {
+    const unsigned long long word = ((unsigned long long)flag << 32) | bits_of(value);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).store(word, cuda::memory_order_relaxed);
+}
+__device__ __forceinline__ unsigned long long read_status(unsigned long long* status, long long tile) {
+    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).load(cuda::memory_order_relaxed);
+}
+
+// Run by one whole warp of tile `tile` (> 0). Returns the sum of all tiles before it.
+template <class T>
+__device__ T look_back(unsigned long long* status, unsigned tile) {
+    // TODO(step 5): a window of 32 predecessors at a time: lane l reads the status of tile
+    //               (window_end - l), starting with window_end = tile - 1 (a lane past tile 0
+    //               counts as "prefix 0"). Re-read until no lane sees kTileInvalid (__all_sync).
+    //               prefix_lanes = __ballot_sync(flag == kTilePrefix); the lanes up to and
+    //               including the first such lane (__ffs), or all 32 if none, contribute their
+    //               values: reduce them across the warp (__shfl_xor_sync) and add to the result.
+    //               Stop if a prefix was found; otherwise move the window back by 32.
+    // BEGIN SOLUTION
+    const int lane = threadIdx.x % 32;
+    T exclusive = T(0);
+    long long window_end = (long long)tile - 1;
+    while (true) {
+        const long long pred = window_end - lane;
+        unsigned long long word;
+        while (true) {
+            word = pred >= 0 ? read_status(status, pred) : (unsigned long long)kTilePrefix << 32;
+            if (__all_sync(kFullMask, flag_of(word) != kTileInvalid)) break;
+        }
+        const unsigned prefix_lanes = __ballot_sync(kFullMask, flag_of(word) == kTilePrefix);
+        const int last = prefix_lanes ? __ffs(prefix_lanes) - 1 : 31;
+        T v = lane <= last ? value_of<T>(word) : T(0);
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(kFullMask, v, d);
+        exclusive += v;
+        if (prefix_lanes) return exclusive;
+        window_end -= 32;
+    }
+    // END SOLUTION
+    // STARTER: return T(0);
+}
+
+template <class T, bool kInclusive>
+__global__ void __launch_bounds__(kTileThreads)
+    scan_decoupled_lookback(const T* __restrict__ in, T* __restrict__ out, size_t n, unsigned long long* status,
+                            unsigned* tile_counter, bool vector_ok) {
+    __shared__ unsigned s_tile;
+    __shared__ T s_warp[kWarpsPerTile];
+    __shared__ T s_prefix;
+    // TODO(step 5): thread 0 takes this block's tile number with atomicAdd(tile_counter, 1) and
+    //               shares it through s_tile (barrier). Load the tile, scan_tile_partials. Tile 0
+    //               publishes kTilePrefix = its total and has prefix 0. Any other tile: thread 0
+    //               publishes kTileAggregate at once; warp 0 runs look_back; thread 0 publishes
+    //               kTilePrefix = look-back result + total and puts the result in s_prefix;
+    //               barrier; everyone reads it. Then finish_tile and store_tile.
+    // BEGIN SOLUTION
+    if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    const unsigned tile = s_tile;
+    T items[kItemsPerThread];
+    load_tile(in, n, tile, vector_ok, items);
+    T vec_offset[kVecsPerThread], block_total;
+    scan_tile_partials(items, s_warp, vec_offset, block_total);
+    T prefix = T(0);
+    if (tile == 0) {
+        if (threadIdx.x == 0) publish(status, 0, kTilePrefix, block_total);
+    } else {  // the same branch for the whole block: the barrier inside is reached by all
+        if (threadIdx.x == 0) publish(status, tile, kTileAggregate, block_total);
+        if (threadIdx.x < 32) {
+            const T before = look_back<T>(status, tile);
+            if (threadIdx.x == 0) {
+                publish(status, tile, kTilePrefix, before + block_total);
+                s_prefix = before;
+            }
+        }
+        __syncthreads();
+        prefix = s_prefix;
+    }
+    finish_tile<T, kInclusive>(items, vec_offset, prefix);
+    store_tile(out, n, tile, vector_ok, items);
+    // END SOLUTION
+}
+
+template <class T>
+void decoupled_lookback(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    require(tiles <= INT_MAX, "run_decoupled_lookback", n, "more tiles than a grid holds");
+    // One status word per tile, then the tile counter, all zero before the launch.
+    unsigned long long* status = scratch_alloc<unsigned long long>(tiles + 1);
+    // TODO(step 5): zero the status words and the counter (cudaMemsetAsync); the counter is the
+    //               word after the last status, reinterpret_cast<unsigned*>(status + tiles).
+    //               Launch scan_decoupled_lookback<T, true or false> with one block per tile
+    //               (vector loads only if both pointers are aligned16); check the launch.
+    // BEGIN SOLUTION
+    unsigned* tile_counter = reinterpret_cast<unsigned*>(status + tiles);
+    CUDA_CHECK(cudaMemsetAsync(status, 0, (tiles + 1) * sizeof(unsigned long long)));
+    const bool vector_ok = aligned16(in) && aligned16(out);
+    if (kind == ScanKind::inclusive)
+        scan_decoupled_lookback<T, true><<<(unsigned)tiles, kTileThreads>>>(in, out, n, status, tile_counter, vector_ok);
+    else
+        scan_decoupled_lookback<T, false><<<(unsigned)tiles, kTileThreads>>>(in, out, n, status, tile_counter, vector_ok);
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+    scratch_free(status);
+}
+
+// ---- Step 6: stream compaction ---------------------------------------------------------------
+// keep[i] = 1 if element i stays. The exclusive scan of keep is, for each kept element, the
+// number of kept elements before it: its position in the output.
+__global__ void compact_flags(const int* in, int* keep, size_t n, int threshold) {
+    // TODO(step 6): keep[i] = in[i] > threshold ? 1 : 0 (size_t index, bounds check).
+    // BEGIN SOLUTION
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) keep[i] = in[i] > threshold ? 1 : 0;
+    // END SOLUTION
+}
+
+__global__ void compact_scatter(const int* in, const int* position, int* out, size_t n, int threshold,
+                                size_t* kept) {
+    // TODO(step 6): a kept element goes to out[position[i]]. The thread of the last element
+    //               also writes the count: its position + (1 if it is kept).
+    // BEGIN SOLUTION
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const bool keep = in[i] > threshold;
+    if (keep) out[position[i]] = in[i];
+    if (i == n - 1) *kept = (size_t)position[i] + (keep ? 1 : 0);
+    // END SOLUTION
+}
+
+void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept) {
+    if (n == 0) {
+        CUDA_CHECK(cudaMemsetAsync(kept, 0, sizeof(size_t)));
+        return;
+    }
+    require(n <= INT_MAX, "run_compact", n, "positions are ints");
+    // TODO(step 6): scratch for keep and position (n ints each); compact_flags; an exclusive
+    //               scan of keep into position with your scan_then_propagate (or
+    //               decoupled_lookback: any multi-block scan of step 3 or later); then
+    //               compact_scatter. 256 threads per block; check every launch; free the scratch.
+    // BEGIN SOLUTION
+    const size_t padded = (n + 63) / 64 * 64;
+    int* keep = scratch_alloc<int>(2 * padded);
+    int* position = keep + padded;
+    compact_flags<<<blocks_for(n, 256), 256>>>(in, keep, n, threshold);
+    CUDA_CHECK_LAUNCH();
+    scan_then_propagate(static_cast<const int*>(keep), position, n, ScanKind::exclusive);
+    compact_scatter<<<blocks_for(n, 256), 256>>>(in, position, out, n, threshold, kept);
+    CUDA_CHECK_LAUNCH();
+    scratch_free(keep);
+    // END SOLUTION
+}
+
+// ---- The interface: each scan for int and for float ------------------------------------------
+void run_naive_block(const int* in, int* out, size_t n, ScanKind kind) { naive_block(in, out, n, kind); }
+void run_naive_block(const float* in, float* out, size_t n, ScanKind kind) { naive_block(in, out, n, kind); }
+void run_blelloch_block(const int* in, int* out, size_t n, ScanKind kind) { blelloch_block(in, out, n, kind); }
+void run_blelloch_block(const float* in, float* out, size_t n, ScanKind kind) { blelloch_block(in, out, n, kind); }
+void run_host_levels(const int* in, int* out, size_t n, ScanKind kind) { host_levels(in, out, n, kind); }
+void run_host_levels(const float* in, float* out, size_t n, ScanKind kind) { host_levels(in, out, n, kind); }
+void run_scan_then_propagate(const int* in, int* out, size_t n, ScanKind kind) {
+    scan_then_propagate(in, out, n, kind);
+}
+void run_scan_then_propagate(const float* in, float* out, size_t n, ScanKind kind) {
+    scan_then_propagate(in, out, n, kind);
+}
+void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind) {
+    decoupled_lookback(in, out, n, kind);
+}
+void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind) {
+    decoupled_lookback(in, out, n, kind);
+}

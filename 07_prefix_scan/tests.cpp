@@ -1,0 +1,300 @@
+// 07_prefix_scan/tests.cpp: one group of test cases per step, named "step N kernel: ...".
+//
+// Every GPU scan is checked on int (exactly, against std::inclusive_scan / std::exclusive_scan)
+// and on float (within the tolerance of check_float_scan), inclusive and exclusive. The output
+// buffer has 64 poisoned elements past the end: a scan must write all n results and nothing more.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "prefix_scan.h"
+#include "testing.h"
+
+namespace {
+
+using IntScan = void (*)(const int*, int*, size_t, ScanKind);
+using FloatScan = void (*)(const float*, float*, size_t, ScanKind);
+constexpr size_t kGuard = 64;
+const ScanKind kKinds[] = {ScanKind::inclusive, ScanKind::exclusive};
+
+// The elements past n must still hold the poison: 0xFFFFFFFF, which is -1 as int and NaN as float.
+bool guard_intact(const std::vector<int>& out, size_t n) {
+    for (size_t i = n; i < out.size(); ++i)
+        if (out[i] != -1) return false;
+    return true;
+}
+bool guard_intact(const std::vector<float>& out, size_t n) {
+    for (size_t i = n; i < out.size(); ++i)
+        if (!std::isnan(out[i])) return false;
+    return true;
+}
+
+// offset > 0 shifts both pointers by that many elements: they are no longer 16-byte aligned.
+void expect_int_scan(IntScan run, size_t n, ScanKind kind, uint64_t seed, size_t offset = 0) {
+    CAPTURE(n);
+    CAPTURE(to_string(kind));
+    CAPTURE(offset);
+    const std::vector<int> x = random_ints(n, seed, -9, 9);
+    std::vector<int> padded_x(offset, 7);
+    padded_x.insert(padded_x.end(), x.begin(), x.end());
+    DeviceBuffer<int> d_in(padded_x), d_out(offset + n + kGuard);
+    d_out.poison();
+    run(d_in.get() + offset, d_out.get() + offset, n, kind);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<int> all = d_out.download();
+    std::vector<int> got(all.begin() + offset, all.end());
+    CHECK(guard_intact(got, n));
+    got.resize(n);
+    CHECK_MATCH(compare_exact(got, scan_reference(x, kind)));
+}
+
+void expect_float_scan(FloatScan run, size_t n, ScanKind kind, uint64_t seed) {
+    CAPTURE(n);
+    CAPTURE(to_string(kind));
+    const std::vector<float> x = random_floats(n, seed, 0.0f, 1.0f);
+    DeviceBuffer<float> d_in(x), d_out(n + kGuard);
+    d_out.poison();
+    run(d_in.get(), d_out.get(), n, kind);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> got = d_out.download();
+    CHECK(guard_intact(got, n));
+    got.resize(n);
+    CHECK_MATCH(check_float_scan(got, x, kind));
+}
+
+void expect_scans(IntScan run_int, FloatScan run_float, const std::vector<size_t>& sizes) {
+    for (size_t n : sizes)
+        for (ScanKind kind : kKinds) {
+            expect_int_scan(run_int, n, kind, 11 + n);
+            expect_float_scan(run_float, n, kind, 23 + n);
+        }
+}
+
+// Resolve the overloads once.
+const IntScan naive_i = run_naive_block, blelloch_i = run_blelloch_block, levels_i = run_host_levels,
+              stp_i = run_scan_then_propagate, lookback_i = run_decoupled_lookback;
+const FloatScan naive_f = run_naive_block, blelloch_f = run_blelloch_block, levels_f = run_host_levels,
+                stp_f = run_scan_then_propagate, lookback_f = run_decoupled_lookback;
+
+const std::vector<size_t> kSizes = {0, 1, 2, 31, 1023, 1024, 1025, ((size_t)1 << 20) + 3};
+const std::vector<size_t> kLarge = {((size_t)1 << 25) + 1};
+// Around the tile of steps 4 and 5 (pass 2 of step 4 needs several tiles of its own only above
+// kTileItems^2, about 16.8 million elements: the (large) cases go there).
+const std::vector<size_t> kTileEdges = {kTileItems - 1, kTileItems, kTileItems + 1, 2 * kTileItems + 5,
+                                        kTileItems * 33 + 4 * 7 + 1};
+
+std::vector<size_t> up_to(size_t limit) {
+    std::vector<size_t> v;
+    for (size_t n : kSizes)
+        if (n <= limit) v.push_back(n);
+    return v;
+}
+
+// Compaction: n random ints in [-1000, 1000], keeping those above the threshold.
+void expect_compact(const std::vector<int>& x, int threshold) {
+    const size_t n = x.size();
+    CAPTURE(n);
+    CAPTURE(threshold);
+    const std::vector<int> ref = compact_reference(x, threshold);
+    DeviceBuffer<int> d_in(x), d_out(n + kGuard);
+    DeviceBuffer<size_t> d_kept(1);
+    d_out.poison();
+    d_kept.poison();
+    run_compact(d_in.get(), d_out.get(), n, threshold, d_kept.get());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const size_t kept = d_kept.download()[0];
+    REQUIRE(kept == ref.size());
+    std::vector<int> got = d_out.download();
+    CHECK(guard_intact(got, kept));  // nothing written past the kept elements
+    got.resize(kept);
+    CHECK_MATCH(compare_exact(got, ref));
+}
+
+}  // namespace
+
+// ---- step 1 ---------------------------------------------------------------------------------
+TEST_CASE("step 1 naive_block: int and float, inclusive and exclusive, n = 0, 1, 2, 31, 1023, 1024" * needs_gpu()) {
+    expect_scans(naive_i, naive_f, up_to(kNaiveMaxN));
+}
+TEST_CASE("step 1 naive_block: every n from 1 to 70, and 100, 333, 513, 777 (not powers of two)" * needs_gpu()) {
+    std::vector<size_t> sizes = {100, 333, 513, 777};
+    for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
+    for (size_t n : sizes)
+        for (ScanKind kind : kKinds) expect_int_scan(naive_i, n, kind, n);
+}
+
+// ---- step 2 ---------------------------------------------------------------------------------
+TEST_CASE("step 2 blelloch_block: int and float, inclusive and exclusive, n = 0 to 2048" * needs_gpu()) {
+    std::vector<size_t> sizes = up_to(kBlellochMaxN);
+    sizes.push_back(1500);
+    sizes.push_back(2047);
+    sizes.push_back(2048);
+    expect_scans(blelloch_i, blelloch_f, sizes);
+}
+TEST_CASE("step 2 blelloch_block: every n from 1 to 70, and 100, 333, 1029, 1777" * needs_gpu()) {
+    std::vector<size_t> sizes = {100, 333, 1029, 1777};
+    for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
+    for (size_t n : sizes)
+        for (ScanKind kind : kKinds) expect_int_scan(blelloch_i, n, kind, n);
+}
+
+// ---- step 3 ---------------------------------------------------------------------------------
+TEST_CASE("step 3 host_levels: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
+    expect_scans(levels_i, levels_f, kSizes);
+}
+TEST_CASE("step 3 host_levels: n = 3, 5, 100003, 2^16, 2^16+1" * needs_gpu()) {
+    expect_scans(levels_i, levels_f, {3, 5, 100003, (size_t)1 << 16, ((size_t)1 << 16) + 1});
+}
+TEST_CASE("step 3 host_levels: n = 2^25+1 (large)" * needs_gpu()) { expect_scans(levels_i, levels_f, kLarge); }
+
+// ---- step 4 ---------------------------------------------------------------------------------
+TEST_CASE("step 4 scan_then_propagate: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
+    expect_scans(stp_i, stp_f, kSizes);
+}
+TEST_CASE("step 4 scan_then_propagate: sizes around tile edges" * needs_gpu()) {
+    expect_scans(stp_i, stp_f, kTileEdges);
+}
+TEST_CASE("step 4 scan_then_propagate: pointers not 16-byte aligned" * needs_gpu()) {
+    for (ScanKind kind : kKinds) {
+        expect_int_scan(stp_i, 100003, kind, 5, 1);
+        expect_int_scan(stp_i, 3 * kTileItems, kind, 6, 3);
+    }
+}
+TEST_CASE("step 4 scan_then_propagate: n = 2^25+1, three levels of tiles (large)" * needs_gpu()) {
+    expect_scans(stp_i, stp_f, kLarge);
+}
+
+// ---- step 5 ---------------------------------------------------------------------------------
+TEST_CASE("step 5 decoupled_lookback: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
+    expect_scans(lookback_i, lookback_f, kSizes);
+}
+TEST_CASE("step 5 decoupled_lookback: sizes around tile edges" * needs_gpu()) {
+    expect_scans(lookback_i, lookback_f, kTileEdges);
+}
+TEST_CASE("step 5 decoupled_lookback: pointers not 16-byte aligned" * needs_gpu()) {
+    for (ScanKind kind : kKinds) {
+        expect_int_scan(lookback_i, 100003, kind, 5, 1);
+        expect_int_scan(lookback_i, 3 * kTileItems, kind, 6, 3);
+    }
+}
+TEST_CASE("step 5 decoupled_lookback: n = 2^25+1 (large)" * needs_gpu()) {
+    expect_scans(lookback_i, lookback_f, kLarge);
+}
+// A look-back that reads a status before it is complete gives a wrong tile only now and then.
+TEST_CASE("step 5 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" * needs_gpu()) {
+    const size_t n = ((size_t)1 << 22) + 5;
+    const std::vector<int> x = random_ints(n, 77, -9, 9);
+    const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
+    DeviceBuffer<int> d_in(x), d_out(n);
+    int wrong = 0;
+    for (int r = 0; r < 100; ++r) {
+        d_out.poison();
+        run_decoupled_lookback(d_in.get(), d_out.get(), n, ScanKind::inclusive);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        if (!compare_exact(d_out.download(), ref).ok()) ++wrong;
+    }
+    CHECK(wrong == 0);
+}
+
+// ---- step 6 ---------------------------------------------------------------------------------
+TEST_CASE("step 6 compact: none, all and about half kept, n = 0, 1, 1025, 2^20+3" * needs_gpu()) {
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)1025, ((size_t)1 << 20) + 3}) {
+        const std::vector<int> x = random_ints(n, n + 3, -1000, 1000);
+        expect_compact(x, 1000);   // none
+        expect_compact(x, -1001);  // all
+        expect_compact(x, 0);      // about half
+    }
+}
+TEST_CASE("step 6 compact: exactly every other element kept" * needs_gpu()) {
+    std::vector<int> x(100003);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? (int)i : -(int)i;
+    expect_compact(x, 0);
+}
+TEST_CASE("step 6 compact: n = 2^25+1, about half kept (large)" * needs_gpu()) {
+    expect_compact(random_ints(((size_t)1 << 25) + 1, 9, -1000, 1000), 0);
+}
+
+// ---- host -----------------------------------------------------------------------------------
+TEST_CASE("host: the references: exclusive is inclusive shifted right, starting at 0") {
+    const std::vector<int> x = {3, -1, 4, 1, -5, 9};
+    CHECK(scan_reference(x, ScanKind::inclusive) == std::vector<int>{3, 2, 6, 7, 2, 11});
+    CHECK(scan_reference(x, ScanKind::exclusive) == std::vector<int>{0, 3, 2, 6, 7, 2});
+    const std::vector<double> f = scan_reference(std::vector<float>{0.5f, 0.25f}, ScanKind::exclusive);
+    CHECK(f == std::vector<double>{0.0, 0.5});
+    CHECK(compact_reference(x, 2) == std::vector<int>{3, 4, 9});
+}
+
+TEST_CASE("host: check_float_scan accepts float rounding, rejects a lost element and NaN") {
+    const std::vector<float> x = random_floats(5000, 3, 0.0f, 1.0f);
+    for (ScanKind kind : kKinds) {
+        std::vector<float> sequential(x.size());  // a plain float loop: rounding, but right
+        float s = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            if (kind == ScanKind::exclusive) sequential[i] = s;
+            s += x[i];
+            if (kind == ScanKind::inclusive) sequential[i] = s;
+        }
+        CHECK(check_float_scan(sequential, x, kind).ok());
+        std::vector<float> lost = sequential;  // element 10 forgotten from index 10 (or 11) on
+        for (size_t i = 10; i < lost.size(); ++i) lost[i] -= x[10];
+        CHECK_FALSE(check_float_scan(lost, x, kind).ok());
+        std::vector<float> nan = sequential;
+        nan[4999] = std::nanf("");
+        CHECK_FALSE(check_float_scan(nan, x, kind).ok());
+    }
+}
+
+TEST_CASE("host: every simulation in count.cpp computes the scan") {
+    auto sims = {simulate_serial, simulate_naive_block, simulate_blelloch_block, simulate_host_levels,
+                 simulate_scan_then_propagate, simulate_decoupled_lookback};
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)2, (size_t)31, (size_t)32, (size_t)33, (size_t)1025,
+                     kTileItems + 1, 3 * kTileItems + 5}) {
+        const std::vector<int> x = random_ints(n, n, -9, 9);
+        const std::vector<long long> xl(x.begin(), x.end());
+        for (ScanKind kind : kKinds) {
+            const std::vector<int> ref = scan_reference(x, kind);
+            const std::vector<long long> refl(ref.begin(), ref.end());
+            int which = 0;
+            for (auto sim : sims) {
+                CAPTURE(n);
+                CAPTURE(which++);
+                CAPTURE(to_string(kind));
+                CHECK(sim(xl, kind).result == refl);
+            }
+        }
+    }
+}
+
+TEST_CASE("host: the simulation of scan_then_propagate with three levels of tiles (large)") {
+    const size_t n = kTileItems * kTileItems + 5;
+    const std::vector<int> x = random_ints(n, 4, -9, 9);
+    const std::vector<long long> xl(x.begin(), x.end());
+    const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
+    CHECK(simulate_scan_then_propagate(xl, ScanKind::inclusive).result == std::vector<long long>(ref.begin(), ref.end()));
+}
+
+// The source material's question, and independent checks of the counts: the naive scan adds
+// n - 2^k at step k; the work-efficient one 2(m - 1) for a power of two m.
+TEST_CASE("host: counted additions: n = 32 gives 129 (naive) and 62 (work-efficient)") {
+    const std::vector<long long> x32(32, 1);
+    CHECK(simulate_naive_block(x32, ScanKind::inclusive).count.additions == 129);
+    CHECK(simulate_naive_block(x32, ScanKind::inclusive).count.steps == 5);
+    CHECK(simulate_blelloch_block(x32, ScanKind::exclusive).count.additions == 62);
+    CHECK(simulate_blelloch_block(x32, ScanKind::exclusive).count.steps == 10);
+    CHECK(simulate_serial(x32, ScanKind::inclusive).count.additions == 31);
+    for (size_t n : {(size_t)5, (size_t)1000, (size_t)4096}) {
+        const std::vector<long long> x(n, 2);
+        unsigned long long naive = 0;
+        for (size_t step = 1; step < n; step *= 2) naive += n - step;
+        CHECK(simulate_naive_block(x, ScanKind::inclusive).count.additions == naive);
+        size_t m = 2;
+        while (m < n) m *= 2;
+        CHECK(simulate_blelloch_block(x, ScanKind::exclusive).count.additions == 2 * (m - 1));
+        CHECK(simulate_host_levels(x, ScanKind::inclusive).count.additions == 2 * (m - 1) + n);
+    }
+    // The tiled scans do a few additions per element, whatever n.
+    const std::vector<long long> big(1 << 20, 1);
+    const double per_element = (double)simulate_decoupled_lookback(big, ScanKind::inclusive).count.additions / big.size();
+    CHECK(per_element > 1.0);
+    CHECK(per_element < 5.0);
+}
