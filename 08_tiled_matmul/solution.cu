@@ -1,0 +1,387 @@
+// BEGIN SOLUTION
+// 08_tiled_matmul/solution.cu: the reference solution.
+// starter.cu is generated from this file (awk -f common/make_starter.awk solution.cu): edit this
+// file, regenerate the starter, and `make check` confirms the two agree.
+// END SOLUTION
+// STARTER: // 08_tiled_matmul/starter.cu: your file. Do the TODOs in order; after each step,
+// STARTER: // `make test-08` shows which steps pass and `make run-08` shows the program's output.
+//
+// C = A * B (row-major float32, A m x k, B k x n, C m x n), three ways. Each step keeps the same
+// arithmetic, 2mnk FLOP, and cuts the memory traffic per FLOP: the naive kernel asks memory for
+// 8 bytes per multiply-add; shared-memory tiles divide that by the tile width; register blocking
+// divides what is left between shared memory and the FMA units.
+
+#include <cstdint>
+
+#include "tiled_matmul.h"
+
+#include "cuda_check.h"
+
+static unsigned ceil_div(int a, int b) { return (unsigned)((a + b - 1) / b); }
+
+// ---- Step 1: naive, one thread per element of C ------------------------------------------------
+// Thread (i, j) computes the dot product of row i of A with column j of B. A warp is 32 threads
+// with consecutive threadIdx.x, and its 32 loads of one instruction are served together: if
+// they fall into a few 32-byte sectors (neighbouring addresses) that is one transaction, if they
+// are 32 far-apart addresses it is 32. So which index of C threadIdx.x walks along matters.
+
+// threadIdx.x -> row i (what the source material does). In one step p of the loop the warp reads
+// A[i][p] for 32 different rows, K floats apart: 32 sectors for 32 useful floats.
+__global__ void matmul_naive_x_row(const float* A, const float* B, float* C, int M, int N, int K) {
+    // TODO(step 1): i = the row from blockIdx.x, blockDim.x and threadIdx.x; j = the column from
+    //               the .y parts. Threads outside C (i >= M or j >= N) do nothing. Otherwise sum
+    //               A[i][p] * B[p][j] over p < K in a float and store it in C[i][j]. Compute the
+    //               offsets (i * K, p * N, i * N) in size_t: they can pass 2^31.
+    // BEGIN SOLUTION
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= M || j >= N) return;
+    const float* a = A + (size_t)i * K;
+    float acc = 0.0f;
+    for (int p = 0; p < K; ++p) acc += a[p] * B[(size_t)p * N + j];
+    C[(size_t)i * N + j] = acc;
+    // END SOLUTION
+}
+
+// threadIdx.x -> column j. Now the warp reads ONE element of A (a broadcast) and 32 neighbouring
+// elements of B (128 bytes, 4 sectors), and its stores to C are neighbours too.
+__global__ void matmul_naive_x_col(const float* A, const float* B, float* C, int M, int N, int K) {
+    // TODO(step 1): the same product, but j comes from the .x parts and i from the .y parts.
+    // BEGIN SOLUTION
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= M || j >= N) return;
+    const float* a = A + (size_t)i * K;
+    float acc = 0.0f;
+    for (int p = 0; p < K; ++p) acc += a[p] * B[(size_t)p * N + j];
+    C[(size_t)i * N + j] = acc;
+    // END SOLUTION
+}
+
+void run_naive(NaiveMap map, const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;  // nothing to compute; an empty grid is a launch error
+    const dim3 block(32, 32);
+    // TODO(step 1): launch matmul_naive_x_row when map is NaiveMap::x_to_row, else
+    //               matmul_naive_x_col, with 32 x 32 blocks and enough of them to cover C: the
+    //               grid's x dimension counts blocks along whatever threadIdx.x walks along
+    //               (rows for x_row, columns for x_col); round up with ceil_div. Check the launch.
+    // BEGIN SOLUTION
+    if (map == NaiveMap::x_to_row) {
+        const dim3 grid(ceil_div(m, 32), ceil_div(n, 32));
+        matmul_naive_x_row<<<grid, block>>>(A, B, C, m, n, k);
+    } else {
+        const dim3 grid(ceil_div(n, 32), ceil_div(m, 32));
+        matmul_naive_x_col<<<grid, block>>>(A, B, C, m, n, k);
+    }
+    CUDA_CHECK_LAUNCH();
+    // END SOLUTION
+}
+
+// ---- Step 2: shared-memory tiles ---------------------------------------------------------------
+// C is cut into kTile x kTile tiles, one per block of kTile x kTile threads. The block walks
+// along k one tile at a time: each thread copies ONE element of A's tile and ONE of B's into
+// shared memory, then every thread reads kTile elements of each from there. Every float fetched
+// from global memory is used kTile times instead of once.
+//
+// Two barriers per tile, each for a different hazard:
+//   after the copy:    a thread reads elements that OTHER threads copied; it must wait until
+//                      they are all written (read-after-write).
+//   after the sums:    the next iteration overwrites the tiles; a fast thread must not do that
+//                      while a slow one still reads the current tiles (write-after-read).
+// Every thread of the block must reach both, so no thread may leave early (not even one outside
+// C): the bounds checks go around the loads and the final store, never around a barrier.
+__global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+    // TODO(step 2): declare two __shared__ float [kTile][kTile] arrays for the tiles of A and B.
+    //               tx = threadIdx.x walks along columns (coalesced), ty = threadIdx.y along
+    //               rows; this thread's element of C is row = blockIdx.y * kTile + ty,
+    //               col = blockIdx.x * kTile + tx. For each k0 = 0, kTile, 2 kTile, ... < K:
+    //                 - copy A[row][k0 + tx] and B[k0 + ty][col] into the tiles at [ty][tx],
+    //                   writing 0.0f for any element outside A or B (partial tiles at the edges:
+    //                   the zeros add nothing to the sum, so the loop below needs no checks);
+    //                 - __syncthreads();
+    //                 - acc += tileA[ty][p] * tileB[p][tx] for p < kTile;
+    //                 - __syncthreads();
+    //               Finally store acc if (row, col) is inside C.
+    // BEGIN SOLUTION
+    __shared__ float tile_a[kTile][kTile];
+    __shared__ float tile_b[kTile][kTile];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * kTile + ty;
+    const int col = blockIdx.x * kTile + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += kTile) {
+        // A warp (fixed ty, tx = 0..31) reads 32 neighbours of one row of A and of one row of B.
+        tile_a[ty][tx] = (row < M && k0 + tx < K) ? A[(size_t)row * K + k0 + tx] : 0.0f;
+        tile_b[ty][tx] = (k0 + ty < K && col < N) ? B[(size_t)(k0 + ty) * N + col] : 0.0f;
+        __syncthreads();
+        // tile_a[ty][p]: one address for the whole warp (broadcast); tile_b[p][tx]: 32
+        // consecutive words, one per bank. No bank conflicts.
+#pragma unroll
+        for (int p = 0; p < kTile; ++p) acc += tile_a[ty][p] * tile_b[p][tx];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[(size_t)row * N + col] = acc;
+    // END SOLUTION
+}
+
+void run_tiled(const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    const dim3 block(kTile, kTile);
+    const dim3 grid(ceil_div(n, kTile), ceil_div(m, kTile));
+    matmul_tiled<<<grid, block>>>(A, B, C, m, n, k);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 3a: register blocking in 1D ----------------------------------------------------------
+// In the tiled kernel every multiply-add still needs two shared-memory reads. Shared memory is
+// fast, but an SM reads at most 32 words of it per clock while it can do 128 FMAs: at two reads
+// per FMA, the FMA units wait. Fix: give each thread several outputs and keep what they share in
+// a register. Here a thread computes kTm = 8 elements of ONE column of C: per step p it reads
+// b = B[p][col] once and uses it for 8 FMAs (8 + 1 shared reads for 8 FMAs instead of 16).
+constexpr int k1dBm = 64, k1dBn = 64, k1dBk = 8, k1dTm = 8;
+constexpr int k1dThreads = k1dBm * k1dBn / k1dTm;  // 512
+static_assert(k1dBm * k1dBk == k1dThreads && k1dBk * k1dBn == k1dThreads,
+              "each thread copies exactly one element of each tile");
+
+__global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, const float* B, float* C,
+                                                                int M, int N, int K) {
+    // TODO(step 3): (3a) a block of k1dThreads threads computes a k1dBm x k1dBn tile of C:
+    //               tx = threadIdx.x % k1dBn is this thread's column, ty = threadIdx.x / k1dBn
+    //               picks its k1dTm rows ty * k1dTm ... ty * k1dTm + k1dTm - 1.
+    //               Shared tiles: A as [k1dBm][k1dBk], B as [k1dBk][k1dBn]. For each k0 step of
+    //               k1dBk, each thread copies one element of each tile (A's element number
+    //               threadIdx.x: row threadIdx.x / k1dBk, column threadIdx.x % k1dBk; B's: row
+    //               threadIdx.x / k1dBn, column threadIdx.x % k1dBn), zeros outside A and B,
+    //               then barrier, then for each p < k1dBk: b = tileB[p][tx] into a register and
+    //               acc[r] += tileA[ty * k1dTm + r][p] * b for r < k1dTm, then barrier.
+    //               float acc[k1dTm] lives in registers as long as every index into it is a
+    //               compile-time constant: fully unrolled loops (#pragma unroll).
+    //               Store the k1dTm results that lie inside C.
+    // BEGIN SOLUTION
+    __shared__ float tile_a[k1dBm][k1dBk];
+    __shared__ float tile_b[k1dBk][k1dBn];
+    const int tid = threadIdx.x;
+    const int tx = tid % k1dBn, ty = tid / k1dBn;
+    const int row0 = blockIdx.y * k1dBm, col0 = blockIdx.x * k1dBn;
+    const int a_r = tid / k1dBk, a_c = tid % k1dBk;  // 8 threads read 32 bytes of one row of A
+    const int b_r = tid / k1dBn, b_c = tid % k1dBn;  // a warp reads 128 bytes of one row of B
+    float acc[k1dTm] = {};
+    for (int k0 = 0; k0 < K; k0 += k1dBk) {
+        const int ar = row0 + a_r, ak = k0 + a_c;
+        tile_a[a_r][a_c] = (ar < M && ak < K) ? A[(size_t)ar * K + ak] : 0.0f;
+        const int bk = k0 + b_r, bc = col0 + b_c;
+        tile_b[b_r][b_c] = (bk < K && bc < N) ? B[(size_t)bk * N + bc] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int p = 0; p < k1dBk; ++p) {
+            const float b = tile_b[p][tx];
+#pragma unroll
+            for (int r = 0; r < k1dTm; ++r) acc[r] += tile_a[ty * k1dTm + r][p] * b;  // broadcast
+        }
+        __syncthreads();
+    }
+    const int col = col0 + tx;
+    if (col < N) {
+#pragma unroll
+        for (int r = 0; r < k1dTm; ++r) {
+            const int row = row0 + ty * k1dTm + r;
+            if (row < M) C[(size_t)row * N + col] = acc[r];
+        }
+    }
+    // END SOLUTION
+}
+
+// ---- Step 3b: register blocking in 2D ----------------------------------------------------------
+// Each of 256 threads computes an 8 x 8 micro-tile of a 128 x 128 tile of C. Per step p it loads
+// 8 values of A's column and 8 of B's row into registers and does 8 x 8 = 64 FMAs with them:
+// 16 shared reads for 64 FMAs, and as four 16-byte reads (LDS.128) rather than sixteen 4-byte
+// ones. To make A's 8 values contiguous, A's tile is stored TRANSPOSED in shared memory
+// (tile_a[p][m]), and the copy from global memory does the transposition.
+//
+// A thread's 8 rows are ty*4 .. ty*4+3 and 64+ty*4 .. 64+ty*4+3 (its columns likewise with tx),
+// not 8 adjacent ones: then the 16 threads with the same ty read 16 adjacent float4s of B's row
+// (256 contiguous bytes, no bank conflicts) and the stores to C are contiguous too.
+//
+// Global loads are float4 (16 bytes) where the whole float4 is inside the matrix and the row is
+// 16-byte aligned (its length a multiple of 4, the pointer aligned); elsewhere, at the edges or
+// for odd sizes, four guarded scalar loads fill zeros. Same for the stores to C.
+//
+// While the FMAs run on one pair of tiles, the next pair is already on its way from global memory
+// into registers, and goes to a second pair of shared buffers afterwards (double buffering): the
+// load latency hides behind arithmetic, and one barrier per step suffices (see the loop).
+constexpr int k2dBm = 128, k2dBn = 128, k2dBk = 16, k2dTm = 8, k2dTn = 8;
+constexpr int k2dThreads = (k2dBm / k2dTm) * (k2dBn / k2dTn);  // 256
+// tile_a rows of 132 floats, not 128: rows stay 16-byte aligned for the float4 reads, and the
+// transposed stores, which would put 4 threads of a warp on one bank, put at most 2.
+constexpr int k2dPad = 4;
+constexpr int k2dALoads = k2dBm * k2dBk / 4 / k2dThreads;  // float4s of A's tile per thread
+constexpr int k2dBLoads = k2dBk * k2dBn / 4 / k2dThreads;  // float4s of B's tile per thread
+static_assert(k2dALoads >= 1 && k2dBLoads >= 1 && k2dBk % 4 == 0, "whole float4s per thread");
+
+// Four consecutive floats of row r of a rows x cols row-major matrix, from column c on (c is a
+// multiple of 4); zeros for those outside. One 16-byte load when the whole float4 is inside and
+// `vec` says rows are 16-byte aligned.
+__device__ __forceinline__ float4 load4(const float* __restrict__ M, int rows, int cols, int r, int c, bool vec) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (r < rows && c < cols) {
+        const float* p = M + (size_t)r * cols + c;
+        if (vec && c + 3 < cols) {
+            v = *reinterpret_cast<const float4*>(p);
+        } else {
+            v.x = p[0];
+            if (c + 1 < cols) v.y = p[1];
+            if (c + 2 < cols) v.z = p[2];
+            if (c + 3 < cols) v.w = p[3];
+        }
+    }
+    return v;
+}
+
+// The mirror image: stores the parts of v that lie inside the matrix.
+__device__ __forceinline__ void store4(float* __restrict__ M, int rows, int cols, int r, int c, float4 v, bool vec) {
+    if (r >= rows || c >= cols) return;
+    float* p = M + (size_t)r * cols + c;
+    if (vec && c + 3 < cols) {
+        *reinterpret_cast<float4*>(p) = v;
+    } else {
+        p[0] = v.x;
+        if (c + 1 < cols) p[1] = v.y;
+        if (c + 2 < cols) p[2] = v.z;
+        if (c + 3 < cols) p[3] = v.w;
+    }
+}
+
+// Fetches this thread's share of the k2dBm x k2dBk tile of A and the k2dBk x k2dBn tile of B
+// that start at column (A) / row (B) k0, into registers.
+__device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, const float* __restrict__ B, int M,
+                                               int N, int K, int row0, int col0, int k0, bool vec_a, bool vec_b,
+                                               float4 (&a)[k2dALoads], float4 (&b)[k2dBLoads]) {
+    // TODO(step 3): (3b) element e = threadIdx.x + l * k2dThreads of A's tile, counted in
+    //               float4s, is row e / (k2dBk / 4), columns 4 * (e % (k2dBk / 4)) .. +3; of
+    //               B's tile, row e / (k2dBn / 4), columns 4 * (e % (k2dBn / 4)) .. +3.
+    //               Fetch them with load4 (offsets row0 + .. and k0 + .. for A, k0 + .. and
+    //               col0 + .. for B).
+    // BEGIN SOLUTION
+#pragma unroll
+    for (int l = 0; l < k2dALoads; ++l) {
+        const int e = threadIdx.x + l * k2dThreads;
+        a[l] = load4(A, M, K, row0 + e / (k2dBk / 4), k0 + 4 * (e % (k2dBk / 4)), vec_a);
+    }
+#pragma unroll
+    for (int l = 0; l < k2dBLoads; ++l) {
+        const int e = threadIdx.x + l * k2dThreads;
+        b[l] = load4(B, K, N, k0 + e / (k2dBn / 4), col0 + 4 * (e % (k2dBn / 4)), vec_b);
+    }
+    // END SOLUTION
+}
+
+// Writes what fetch_tiles_2d fetched into shared memory: B's float4s as they are, A's
+// transposed (the four floats of row r, columns c..c+3, go to tile_a[c..c+3][r]).
+__device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dBk][k2dBm + k2dPad],
+                                               float (&tile_b)[k2dBk][k2dBn], const float4 (&a)[k2dALoads],
+                                               const float4 (&b)[k2dBLoads]) {
+    // TODO(step 3): (3b) the same element numbering as in fetch_tiles_2d. For A, four scalar
+    //               stores; for B, one float4 store (reinterpret_cast<float4*>(&tile_b[r][c])).
+    // BEGIN SOLUTION
+#pragma unroll
+    for (int l = 0; l < k2dALoads; ++l) {
+        const int e = threadIdx.x + l * k2dThreads;
+        const int r = e / (k2dBk / 4), c = 4 * (e % (k2dBk / 4));
+        tile_a[c + 0][r] = a[l].x;
+        tile_a[c + 1][r] = a[l].y;
+        tile_a[c + 2][r] = a[l].z;
+        tile_a[c + 3][r] = a[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < k2dBLoads; ++l) {
+        const int e = threadIdx.x + l * k2dThreads;
+        const int r = e / (k2dBn / 4), c = 4 * (e % (k2dBn / 4));
+        *reinterpret_cast<float4*>(&tile_b[r][c]) = b[l];
+    }
+    // END SOLUTION
+}
+
+__global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* __restrict__ A,
+                                                                   const float* __restrict__ B,
+                                                                   float* __restrict__ C, int M, int N, int K,
+                                                                   bool vec_a, bool vec_b, bool vec_c) {
+    // TODO(step 3): (3b) tx = threadIdx.x % 16, ty = threadIdx.x / 16; the block's tile of C
+    //               starts at row0 = blockIdx.y * k2dBm, col0 = blockIdx.x * k2dBn.
+    //               Shared: __align__(16) float tile_a[2][k2dBk][k2dBm + k2dPad] and
+    //               tile_b[2][k2dBk][k2dBn]; registers: float acc[8][8] = {} and the float4s in
+    //               flight, float4 a_next[k2dALoads], b_next[k2dBLoads].
+    //               1. If K > 0: fetch the first tiles and store them into buffer 0. Barrier.
+    //               2. For tile t = 0 .. ceil(K / k2dBk) - 1, computing from buffer t % 2:
+    //                  - if there is a tile t + 1, fetch it (the loads fly during the FMAs);
+    //                  - for each p < k2dBk: read float4s tile_a[p][ty*4] and [64 + ty*4] into
+    //                    a[8], tile_b[p][tx*4] and [64 + tx*4] into b[8];
+    //                    acc[i][j] += a[i] * b[j] for all 64 pairs (unrolled);
+    //                  - if there is a tile t + 1, store it into the OTHER buffer; that buffer
+    //                    was last read in step t - 1, which the previous barrier closed;
+    //                  - one barrier: the other buffer is complete before step t + 1 reads it,
+    //                    and nobody overwrites this one (in step t + 1) before all have read it.
+    //               3. Store the micro-tile with store4, two float4s per row (columns
+    //                  col0 + tx*4 and col0 + 64 + tx*4) for each of the 8 rows row0 + ty*4 + i
+    //                  and row0 + 64 + ty*4 + i, i < 4.
+    // BEGIN SOLUTION
+    __shared__ __align__(16) float tile_a[2][k2dBk][k2dBm + k2dPad];
+    __shared__ __align__(16) float tile_b[2][k2dBk][k2dBn];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int row0 = blockIdx.y * k2dBm, col0 = blockIdx.x * k2dBn;
+
+    float acc[k2dTm][k2dTn] = {};
+    float4 a_next[k2dALoads], b_next[k2dBLoads];
+    const int tiles = (K + k2dBk - 1) / k2dBk;
+    if (tiles > 0) {
+        fetch_tiles_2d(A, B, M, N, K, row0, col0, 0, vec_a, vec_b, a_next, b_next);
+        store_tiles_2d(tile_a[0], tile_b[0], a_next, b_next);
+    }
+    __syncthreads();
+
+    for (int t = 0; t < tiles; ++t) {
+        const int buf = t & 1;
+        const bool more = t + 1 < tiles;
+        if (more) fetch_tiles_2d(A, B, M, N, K, row0, col0, (t + 1) * k2dBk, vec_a, vec_b, a_next, b_next);
+#pragma unroll
+        for (int p = 0; p < k2dBk; ++p) {
+            const float4 a0 = *reinterpret_cast<const float4*>(&tile_a[buf][p][ty * 4]);
+            const float4 a1 = *reinterpret_cast<const float4*>(&tile_a[buf][p][64 + ty * 4]);
+            const float4 b0 = *reinterpret_cast<const float4*>(&tile_b[buf][p][tx * 4]);
+            const float4 b1 = *reinterpret_cast<const float4*>(&tile_b[buf][p][64 + tx * 4]);
+            const float a[k2dTm] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            const float b[k2dTn] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+            for (int i = 0; i < k2dTm; ++i)
+#pragma unroll
+                for (int j = 0; j < k2dTn; ++j) acc[i][j] += a[i] * b[j];
+        }
+        if (more) store_tiles_2d(tile_a[buf ^ 1], tile_b[buf ^ 1], a_next, b_next);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < k2dTm; ++i) {
+        const int row = row0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+        store4(C, M, N, row, col0 + tx * 4, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), vec_c);
+        store4(C, M, N, row, col0 + 64 + tx * 4, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]), vec_c);
+    }
+    // END SOLUTION
+}
+
+// True when every row of a matrix whose rows hold `cols` floats starts on a 16-byte boundary.
+static bool rows_16_byte_aligned(const void* p, int cols) {
+    return cols % 4 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+void run_register_blocked(Blocking blocking, const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    if (blocking == Blocking::one_d) {
+        const dim3 grid(ceil_div(n, k1dBn), ceil_div(m, k1dBm));
+        matmul_blocked_1d<<<grid, k1dThreads>>>(A, B, C, m, n, k);
+    } else {
+        const dim3 grid(ceil_div(n, k2dBn), ceil_div(m, k2dBm));
+        matmul_blocked_2d<<<grid, k2dThreads>>>(A, B, C, m, n, k, rows_16_byte_aligned(A, k),
+                                                rows_16_byte_aligned(B, n), rows_16_byte_aligned(C, n));
+    }
+    CUDA_CHECK_LAUNCH();
+}

@@ -1,0 +1,366 @@
+// 08_tiled_matmul/tests.cpp: one group of test cases per step, named "step N kernel: ...".
+//
+// Every product is checked element by element against the CPU product in double precision,
+// within matmul_tolerance (tiled_matmul.h): |c - c_ref| <= 4 sqrt(k+1) 2^-24 k max|A| max|B|,
+// the rounding a float sum of k terms may pick up. Small integer inputs must match exactly.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "testing.h"
+#include "tiled_matmul.h"
+
+namespace {
+
+using RunFn = void (*)(const float*, const float*, float*, int, int, int);
+struct Variant {
+    const char* name;
+    RunFn run;
+};
+
+const Variant kNaive[] = {
+    {"x->row", [](const float* A, const float* B, float* C, int m, int n, int k) { run_naive(NaiveMap::x_to_row, A, B, C, m, n, k); }},
+    {"x->col", [](const float* A, const float* B, float* C, int m, int n, int k) { run_naive(NaiveMap::x_to_col, A, B, C, m, n, k); }},
+};
+const Variant kTiled[] = {{"tiled", run_tiled}};
+const Variant kBlocked[] = {
+    {"1D", [](const float* A, const float* B, float* C, int m, int n, int k) { run_register_blocked(Blocking::one_d, A, B, C, m, n, k); }},
+    {"2D", [](const float* A, const float* B, float* C, int m, int n, int k) { run_register_blocked(Blocking::two_d, A, B, C, m, n, k); }},
+};
+
+struct Shape {
+    int m, n, k;
+};
+
+// The shapes the exercise names: one element, an outer product (k = 1), a matrix times a
+// vector (n = 1), and odd shapes that fit no tile.
+const Shape kEdgeShapes[] = {{1, 1, 1}, {1, 1000, 1}, {1000, 1, 1000}, {67, 129, 33}, {257, 1, 513}};
+// Multiples of every tile in this exercise (32, 64, 128; 8 and 32 along k), and near misses.
+const Shape kTileShapes[] = {{32, 32, 32},   {64, 64, 64},    {128, 128, 128}, {256, 256, 256},
+                             {128, 256, 64}, {256, 128, 8},   {31, 31, 31},    {33, 33, 33},
+                             {63, 65, 17},   {127, 129, 130}, {129, 127, 9},   {255, 257, 40},
+                             {96, 160, 40},  {1, 128, 128},   {128, 1, 128},   {128, 128, 1},
+                             {200, 7, 300},  {130, 260, 36}};
+
+// Device copies of A and B, a poisoned C, one run, and the result on the host.
+std::vector<float> gpu_product(RunFn run, const std::vector<float>& A, const std::vector<float>& B, int m, int n,
+                               int k) {
+    DeviceBuffer<float> d_A(A), d_B(B), d_C((size_t)m * n);
+    d_C.poison();
+    run(d_A.get(), d_B.get(), d_C.get(), m, n, k);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return d_C.download();
+}
+
+// Random A and B in [-1, 1), checked against the CPU product within the tolerance.
+void expect_product(const Variant& v, Shape s, uint64_t seed) {
+    INFO(std::string(v.name) << ": m = " << s.m << ", n = " << s.n << ", k = " << s.k);
+    std::vector<float> A = random_floats((size_t)s.m * s.k, seed, -1.0f, 1.0f);
+    std::vector<float> B = random_floats((size_t)s.k * s.n, seed + 77, -1.0f, 1.0f);
+    std::vector<double> ref = matmul_reference(A, B, s.m, s.n, s.k);
+    CHECK_MATCH(compare(gpu_product(v.run, A, B, s.m, s.n, s.k), ref, matmul_tolerance(s.k, max_abs(A), max_abs(B))));
+}
+
+template <size_t N>
+void expect_shapes(const Variant (&variants)[N]) {
+    for (const Variant& v : variants) {
+        uint64_t seed = 1;
+        for (Shape s : kEdgeShapes) expect_product(v, s, seed++);
+    }
+}
+
+template <size_t N>
+void expect_tile_shapes(const Variant (&variants)[N]) {
+    for (const Variant& v : variants) {
+        uint64_t seed = 100;
+        for (Shape s : kTileShapes) expect_product(v, s, seed++);
+    }
+}
+
+std::vector<float> small_ints(size_t n, uint64_t seed) {
+    std::vector<int> v = random_ints(n, seed, -4, 4);
+    return std::vector<float>(v.begin(), v.end());
+}
+
+// Integers in [-4, 4]: every product and partial sum (at most 16 * 300) is an integer below
+// 2^24, exact in float, so the result must equal the reference exactly, in any order of sums.
+template <size_t N>
+void expect_exact_integers(const Variant (&variants)[N]) {
+    const int m = 100, n = 200, k = 300;
+    std::vector<float> A = small_ints((size_t)m * k, 5), B = small_ints((size_t)k * n, 6);
+    std::vector<double> ref = matmul_reference(A, B, m, n, k);
+    for (const Variant& v : variants) {
+        INFO(std::string(v.name));
+        CHECK_MATCH(compare(gpu_product(v.run, A, B, m, n, k), ref, Tolerance{0.0, 0.0}));
+    }
+}
+
+// k = 0 is an empty sum: C must be all zeros (it starts as NaN). m = 0 or n = 0 is an empty C:
+// the launcher must not launch an empty grid (a launch error, caught by CUDA_CHECK_LAUNCH).
+template <size_t N>
+void expect_empty_cases(const Variant (&variants)[N]) {
+    for (const Variant& v : variants) {
+        INFO(std::string(v.name));
+        std::vector<float> none;
+        std::vector<double> zeros((size_t)37 * 45, 0.0);
+        CHECK_MATCH(compare(gpu_product(v.run, none, none, 37, 45, 0), zeros, Tolerance{0.0, 0.0}));
+        std::vector<float> A = random_floats(5 * 3, 1), B = random_floats(3 * 5, 2);
+        CHECK(gpu_product(v.run, std::vector<float>(), B, 0, 5, 3).empty());
+        CHECK(gpu_product(v.run, A, std::vector<float>(), 5, 0, 3).empty());
+        CHECK(gpu_product(v.run, none, none, 0, 0, 0).empty());
+    }
+}
+
+// Operands 4 bytes past an allocation's start: sizes that are multiples of 4, but no row is
+// 16-byte aligned, so a kernel that uses float4 only because the sizes allow it would fault.
+template <size_t N>
+void expect_misaligned(const Variant (&variants)[N]) {
+    const int m = 130, n = 132, k = 68;
+    std::vector<float> A = random_floats((size_t)m * k, 11), B = random_floats((size_t)k * n, 12);
+    std::vector<double> ref = matmul_reference(A, B, m, n, k);
+    for (const Variant& v : variants) {
+        INFO(std::string(v.name));
+        DeviceBuffer<float> d_A((size_t)m * k + 1), d_B((size_t)k * n + 1), d_C((size_t)m * n + 1);
+        CUDA_CHECK(cudaMemcpy(d_A.get() + 1, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(d_B.get() + 1, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
+        d_C.poison();
+        v.run(d_A.get() + 1, d_B.get() + 1, d_C.get() + 1, m, n, k);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> C = d_C.download();
+        CHECK(std::isnan(C[0]));  // the float before C is not C's
+        CHECK_MATCH(compare(C.data() + 1, ref.data(), ref.size(), matmul_tolerance(k, max_abs(A), max_abs(B))));
+    }
+}
+
+// ---- 1024^3 against the CPU and against cuBLAS ------------------------------------------------
+struct Big {
+    static constexpr int s = 1024;
+    std::vector<float> A = random_floats((size_t)s * s, 2024, -1.0f, 1.0f);
+    std::vector<float> B = random_floats((size_t)s * s, 2025, -1.0f, 1.0f);
+    std::vector<double> ref = matmul_reference(A, B, s, s, s);
+    Tolerance tol = matmul_tolerance(s, max_abs(A), max_abs(B));
+    std::vector<float> cublas_result() const {
+        DeviceBuffer<float> d_A(A), d_B(B), d_C((size_t)s * s);
+        d_C.poison();
+        CublasSgemm cublas;
+        cublas.run(d_A.get(), d_B.get(), d_C.get(), s, s, s);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        return d_C.download();
+    }
+};
+const Big& big() {
+    static const Big b;  // built once: the CPU product of 1024^3 takes a moment
+    return b;
+}
+
+template <size_t N>
+void expect_big(const Variant (&variants)[N]) {
+    const Big& b = big();
+    const std::vector<float> cublas = b.cublas_result();
+    Tolerance twice = b.tol;
+    twice.atol *= 2;  // both sides round, each within tol of the exact product
+    for (const Variant& v : variants) {
+        INFO(std::string(v.name));
+        std::vector<float> C = gpu_product(v.run, b.A, b.B, b.s, b.s, b.s);
+        CHECK_MATCH(compare(C, b.ref, b.tol));
+        CHECK_MATCH(compare(C, cublas, twice));
+    }
+}
+
+// ---- Matrices of more than 2^31 elements ------------------------------------------------------
+// Offsets such as i * k in int wrap around past 2^31 and read or write the wrong place. Three
+// products, each with one operand of 2^31 + 3 * 2^15 + 1 elements (8.6 GB):
+//   C big: m = 2^16 + 1, n = 2^15 + 1, k = 1  (C[i][j] = a_i * b_j, exact in float);
+//   A big: m = 2^16 + 1, n = 1, k = 2^15 + 1;
+//   B big: m = 1, n = 2^15 + 1, k = 2^16 + 1.
+// Inputs are small integers, so every result is exact. Of the big C, the first rows and the
+// last ones (those past element 2^31, where wrong offsets land) are checked, not all 8.6 GB.
+constexpr int kHugeRows = (1 << 16) + 1, kHugeCols = (1 << 15) + 1;
+
+// Integers in [-2, 2] from a hash of the index, on all cores (2^31 of them).
+std::vector<float> hashed_ints(size_t n, uint64_t seed) {
+    std::vector<float> v(n);
+    const uint64_t s = splitmix64(seed);
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+                v[i] = (float)((int)(splitmix64(s ^ (i * 0xD1B54A32D192ED03ull)) % 5) - 2);
+        });
+    for (auto& th : pool) th.join();
+    return v;
+}
+
+struct Huge {
+    bool fits = false;
+    std::vector<float> a_col, b_row;  // C big: the k = 1 column of A and row of B
+    std::vector<float> x_vec, y_vec;  // A big: B is a k-vector; B big: A is a k-vector
+    DeviceBuffer<float> d_a_col, d_b_row, d_big_a, d_big_b, d_x, d_y, d_big_c;
+    std::vector<double> ref_a, ref_b;  // results of the A-big and B-big products
+    Huge() {
+        const size_t big = (size_t)kHugeRows * kHugeCols;
+        if (3.0 * big * sizeof(float) > 0.9 * (double)free_gpu_bytes()) return;
+        fits = true;
+        a_col = hashed_ints(kHugeRows, 1);
+        b_row = hashed_ints(kHugeCols, 2);
+        d_a_col = DeviceBuffer<float>(a_col);
+        d_b_row = DeviceBuffer<float>(b_row);
+        d_big_c = DeviceBuffer<float>(big);
+        {
+            std::vector<float> A = hashed_ints(big, 3);  // kHugeRows x kHugeCols
+            x_vec = hashed_ints(kHugeCols, 4);
+            ref_a = matmul_reference(A, x_vec, kHugeRows, 1, kHugeCols);
+            d_big_a = DeviceBuffer<float>(A);
+        }
+        {
+            std::vector<float> B = hashed_ints(big, 5);  // kHugeRows x kHugeCols, used as k x n
+            y_vec = hashed_ints(kHugeRows, 6);
+            ref_b = matmul_reference(y_vec, B, 1, kHugeCols, kHugeRows);
+            d_big_b = DeviceBuffer<float>(B);
+        }
+        d_x = DeviceBuffer<float>(x_vec);
+        d_y = DeviceBuffer<float>(y_vec);
+    }
+};
+Huge& huge() {
+    static Huge h;  // 26 GB of GPU memory, built once for the three steps
+    return h;
+}
+
+template <size_t N>
+void expect_huge(const Variant (&variants)[N]) {
+    Huge& h = huge();
+    if (!h.fits) SKIP_CASE("this GPU has too little free memory for 3 x 8.6 GB");
+    for (const Variant& v : variants) {
+        INFO(std::string(v.name));
+        // C big: compare the first 4 rows and the last 4, element by element, exactly.
+        h.d_big_c.poison();
+        v.run(h.d_a_col.get(), h.d_b_row.get(), h.d_big_c.get(), kHugeRows, kHugeCols, 1);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        size_t bad = 0, first_bad = 0;
+        for (int first_row : {0, kHugeRows - 4}) {
+            std::vector<float> rows((size_t)4 * kHugeCols);
+            CUDA_CHECK(cudaMemcpy(rows.data(), h.d_big_c.get() + (size_t)first_row * kHugeCols,
+                                  rows.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            for (size_t e = 0; e < rows.size(); ++e) {
+                const size_t i = first_row + e / kHugeCols, j = e % kHugeCols;
+                if (!(rows[e] == h.a_col[i] * h.b_row[j]) && bad++ == 0) first_bad = i * kHugeCols + j;
+            }
+        }
+        INFO("C big: first wrong element at offset " << first_bad);
+        CHECK(bad == 0);
+        // A big and B big: every element of the (small) result, exactly.
+        DeviceBuffer<float> d_c((size_t)kHugeRows);
+        d_c.poison();
+        v.run(h.d_big_a.get(), h.d_x.get(), d_c.get(), kHugeRows, 1, kHugeCols);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CHECK_MATCH(compare(d_c.download(), h.ref_a, Tolerance{0.0, 0.0}));
+        DeviceBuffer<float> d_r((size_t)kHugeCols);
+        d_r.poison();
+        v.run(h.d_y.get(), h.d_big_b.get(), d_r.get(), 1, kHugeCols, kHugeRows);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CHECK_MATCH(compare(d_r.download(), h.ref_b, Tolerance{0.0, 0.0}));
+    }
+}
+
+}  // namespace
+
+// ---- step 1 ---------------------------------------------------------------------------------
+TEST_CASE("step 1 naive: shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513" * needs_gpu()) {
+    expect_shapes(kNaive);
+}
+TEST_CASE("step 1 naive: multiples and non-multiples of the tiles" * needs_gpu()) { expect_tile_shapes(kNaive); }
+TEST_CASE("step 1 naive: small integers give the exact product" * needs_gpu()) { expect_exact_integers(kNaive); }
+TEST_CASE("step 1 naive: k = 0 writes zeros, m = 0 or n = 0 does nothing" * needs_gpu()) {
+    expect_empty_cases(kNaive);
+}
+TEST_CASE("step 1 naive: operands that are not 16-byte aligned" * needs_gpu()) { expect_misaligned(kNaive); }
+TEST_CASE("step 1 naive: 1024x1024x1024 against the CPU and cuBLAS (large)" * needs_gpu()) { expect_big(kNaive); }
+TEST_CASE("step 1 naive: operands of more than 2^31 elements, size_t offsets (large)" * needs_gpu()) {
+    expect_huge(kNaive);
+}
+
+// ---- step 2 ---------------------------------------------------------------------------------
+TEST_CASE("step 2 tiled: shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513" * needs_gpu()) {
+    expect_shapes(kTiled);
+}
+TEST_CASE("step 2 tiled: multiples and non-multiples of the tile (partial tiles)" * needs_gpu()) {
+    expect_tile_shapes(kTiled);
+}
+TEST_CASE("step 2 tiled: small integers give the exact product" * needs_gpu()) { expect_exact_integers(kTiled); }
+TEST_CASE("step 2 tiled: k = 0 writes zeros, m = 0 or n = 0 does nothing" * needs_gpu()) {
+    expect_empty_cases(kTiled);
+}
+TEST_CASE("step 2 tiled: operands that are not 16-byte aligned" * needs_gpu()) { expect_misaligned(kTiled); }
+TEST_CASE("step 2 tiled: 1024x1024x1024 against the CPU and cuBLAS (large)" * needs_gpu()) { expect_big(kTiled); }
+TEST_CASE("step 2 tiled: operands of more than 2^31 elements, size_t offsets (large)" * needs_gpu()) {
+    expect_huge(kTiled);
+}
+
+// ---- step 3 ---------------------------------------------------------------------------------
+TEST_CASE("step 3 register_blocked: shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513" * needs_gpu()) {
+    expect_shapes(kBlocked);
+}
+TEST_CASE("step 3 register_blocked: multiples and non-multiples of the tiles" * needs_gpu()) {
+    expect_tile_shapes(kBlocked);
+}
+TEST_CASE("step 3 register_blocked: small integers give the exact product" * needs_gpu()) {
+    expect_exact_integers(kBlocked);
+}
+TEST_CASE("step 3 register_blocked: k = 0 writes zeros, m = 0 or n = 0 does nothing" * needs_gpu()) {
+    expect_empty_cases(kBlocked);
+}
+TEST_CASE("step 3 register_blocked: operands not 16-byte aligned (scalar loads)" * needs_gpu()) {
+    expect_misaligned(kBlocked);
+}
+TEST_CASE("step 3 register_blocked: 1024x1024x1024 against the CPU and cuBLAS (large)" * needs_gpu()) {
+    expect_big(kBlocked);
+}
+TEST_CASE("step 3 register_blocked: operands of more than 2^31 elements, size_t offsets (large)" * needs_gpu()) {
+    expect_huge(kBlocked);
+}
+
+// ---- the library reference --------------------------------------------------------------------
+TEST_CASE("cuBLAS: row-major through the transpose identity, 67x129x33 and 1024^3 (large)" * needs_gpu()) {
+    std::vector<float> A = random_floats(67 * 33, 1), B = random_floats(33 * 129, 2);
+    CHECK_MATCH(compare(gpu_product([](const float* a, const float* b, float* c, int m, int n, int k) {
+                            CublasSgemm cublas;
+                            cublas.run(a, b, c, m, n, k);
+                        }, A, B, 67, 129, 33),
+                        matmul_reference(A, B, 67, 129, 33), matmul_tolerance(33, max_abs(A), max_abs(B))));
+    CHECK_MATCH(compare(big().cublas_result(), big().ref, big().tol));
+}
+
+// ---- host -----------------------------------------------------------------------------------
+TEST_CASE("host: the CPU reference multiplies a 2x3 by a 3x2") {
+    // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154]
+    std::vector<float> A = {1, 2, 3, 4, 5, 6}, B = {7, 8, 9, 10, 11, 12};
+    CHECK(matmul_reference(A, B, 2, 2, 3) == std::vector<double>{58, 64, 139, 154});
+    CHECK(matmul_reference(A, B, 2, 2, 0) == std::vector<double>{0, 0, 0, 0});  // k = 0: empty sums
+}
+
+TEST_CASE("host: the threaded CPU reference equals a plain triple loop") {
+    const int m = 301, n = 203, k = 250;  // enough work to use every core
+    std::vector<float> A = random_floats((size_t)m * k, 3), B = random_floats((size_t)k * n, 4);
+    std::vector<double> got = matmul_reference(A, B, m, n, k);
+    size_t bad = 0;
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0;
+            for (int p = 0; p < k; ++p) s += (double)A[(size_t)i * k + p] * B[(size_t)p * n + j];
+            if (std::fabs(s - got[(size_t)i * n + j]) > 1e-12) ++bad;
+        }
+    CHECK(bad == 0);
+}
+
+TEST_CASE("host: the tolerance grows with k and the magnitudes, and is exact for k = 0") {
+    CHECK(matmul_tolerance(100, 1, 1).atol < matmul_tolerance(1000, 1, 1).atol);
+    CHECK(matmul_tolerance(100, 1, 1).atol < matmul_tolerance(100, 2, 1).atol);
+    CHECK(matmul_tolerance(0, 1, 1).atol < 1e-20);
+    // Leaving out one product of average size 0.25 must fail at k = 1024 and inputs in [-1, 1).
+    CHECK(matmul_tolerance(1024, 1, 1).atol < 0.01);
+}

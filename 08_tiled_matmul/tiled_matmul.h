@@ -1,0 +1,101 @@
+// tiled_matmul.h: the interface of exercise 08, C = A * B in single precision.
+//
+// Frozen: main.cpp and tests.cpp call these functions, and starter.cu and solution.cu both
+// implement them, so the same program and tests run against either file.
+// Matrices are row-major float32: A is m x k, B is k x n, C is m x n, element (i, j) of C at
+// C[i * n + j]. Pointers are device pointers. Each run_* function launches its kernel and returns
+// without waiting for it (the caller synchronises). m == 0 or n == 0 is allowed and does
+// nothing; k == 0 is allowed and writes zeros (an empty sum). Every dimension is at most
+// kMaxDim, so every grid fits the GPU's limits; offsets are computed in size_t, because a
+// matrix may hold more than 2^31 elements.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+#include "compare.h"
+
+constexpr int kMaxDim = 1 << 20;
+
+// ---- Step 1: naive, one thread per element of C --------------------------------------------
+// Which index of C threadIdx.x runs along decides whether a warp's loads are coalesced.
+enum class NaiveMap {
+    x_to_row,  // threadIdx.x -> row i of C (the source material's choice): 32 rows per warp
+    x_to_col,  // threadIdx.x -> column j of C: a warp reads 32 neighbouring floats of B
+};
+void run_naive(NaiveMap map, const float* A, const float* B, float* C, int m, int n, int k);
+
+// ---- Step 2: shared-memory tiles ------------------------------------------------------------
+constexpr int kTile = 32;  // a block of kTile x kTile threads computes a kTile x kTile tile of C
+void run_tiled(const float* A, const float* B, float* C, int m, int n, int k);
+
+// ---- Step 3: register blocking ---------------------------------------------------------------
+// one_d: each thread computes 8 elements of one column of C (64 x 64 tile per block).
+// two_d: each thread computes an 8 x 8 micro-tile (128 x 128 tile per block, 256 threads),
+//        with 16-byte loads and stores where alignment allows.
+enum class Blocking { one_d, two_d };
+void run_register_blocked(Blocking blocking, const float* A, const float* B, float* C, int m, int n,
+                          int k);
+
+// ---- The library reference: cuBLAS SGEMM in strict FP32 (library.cpp) ------------------------
+// Pedantic math mode: no TF32 tensor cores, so its results and speed are plain FP32 like ours.
+class CublasSgemm {
+public:
+    CublasSgemm();
+    ~CublasSgemm();
+    CublasSgemm(const CublasSgemm&) = delete;
+    CublasSgemm& operator=(const CublasSgemm&) = delete;
+    // Same contract as the run_* functions above.
+    void run(const float* A, const float* B, float* C, int m, int n, int k);
+
+private:
+    void* handle_;  // a cublasHandle_t; kept opaque so this header needs no cuBLAS include
+};
+
+// ---- CPU reference ---------------------------------------------------------------------------
+// C = A * B in double precision (the products of floats are exact in double, the sums nearly
+// so). Rows are shared out among CPU threads: a 2048^3 product is 8.6 G multiply-adds.
+inline std::vector<double> matmul_reference(const std::vector<float>& A, const std::vector<float>& B,
+                                            int m, int n, int k) {
+    std::vector<double> C((size_t)m * n, 0.0);
+    auto rows = [&](int first, int last) {
+        std::vector<double> acc(n);
+        for (int i = first; i < last; ++i) {
+            std::fill(acc.begin(), acc.end(), 0.0);
+            for (int p = 0; p < k; ++p) {
+                const double a = A[(size_t)i * k + p];
+                const float* b = &B[(size_t)p * n];
+                for (int j = 0; j < n; ++j) acc[j] += a * b[j];
+            }
+            std::copy(acc.begin(), acc.end(), C.begin() + (size_t)i * n);
+        }
+    };
+    const double work = (double)m * n * k;
+    int threads = work < 1e7 ? 1 : (int)std::max(1u, std::thread::hardware_concurrency());
+    threads = std::min(threads, std::max(m, 1));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back(rows, (int)((long long)m * t / threads), (int)((long long)m * (t + 1) / threads));
+    for (auto& th : pool) th.join();
+    return C;
+}
+
+// The largest |x| in a matrix (for the tolerance below).
+inline double max_abs(const std::vector<float>& x) {
+    double m = 0;
+    for (float v : x) m = std::max(m, (double)std::fabs(v));
+    return m;
+}
+
+// Tolerance of a float dot product of length k: each element of C is a sum of k products, each
+// at most max|A| * max|B|, so sum_k |a_ik * b_kj| <= k * max|A| * max|B|, and the rounding
+// error of such a sum in any order stays within float_sum_tolerance (compare.h):
+//     |c - c_ref| <= 4 * sqrt(k + 1) * 2^-24 * k * max|A| * max|B|
+// For inputs in [-1, 1) and k = 1024 that is 0.0078, while leaving out a single product (or
+// reading a wrong one) moves an element by about 0.25 on average.
+inline Tolerance matmul_tolerance(int k, double max_abs_a, double max_abs_b) {
+    return float_sum_tolerance((size_t)k, (double)k * max_abs_a * max_abs_b);
+}
