@@ -2,9 +2,9 @@
 // `make test-08` shows which steps pass and `make run-08` shows the program's output.
 //
 // C = A * B (row-major float32, A m x k, B k x n, C m x n), three ways. Each step keeps the same
-// arithmetic, 2mnk FLOP, and cuts the memory traffic per FLOP: the naive kernel asks memory for
-// 8 bytes per multiply-add; shared-memory tiles divide that by the tile width; register blocking
-// divides what is left between shared memory and the FMA units.
+// arithmetic, 2mnk FLOP, and cuts the memory traffic per FLOP: the naive kernel asks global
+// memory for 8 bytes per multiply-add; shared-memory tiles divide that by the tile width; register
+// blocking does the same to the reads from shared memory.
 
 #include <cstdint>
 
