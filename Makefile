@@ -129,10 +129,10 @@ $(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP) $$($(2)_HOS
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
 
-$(BUILD)/$(1)/%/$(3): $(BUILD)/$(1)/%.o $(BUILD)/$(1)/main.o $$($(2)_SUPPORT_OBJ)
+$(BUILD)/$(1)/%/$(3): $(BUILD)/$(1)/%.o $(BUILD)/$(1)/main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
 	$(Q)$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
-$(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/test_main.o $$($(2)_SUPPORT_OBJ)
+$(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/test_main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
 	$(Q)$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
 
@@ -160,11 +160,17 @@ $(BUILD)/common/test_main.o: common/test_main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(@D); echo "  CXX   $<"
 	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
 
+# Device code of common/ itself, linked into every program and test.
+COMMON_OBJ := $(BUILD)/common/l2_flush.o
+$(BUILD)/common/%.o: common/%.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D); echo "  NVCC  $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
 # Host tests of common/ itself.
 $(BUILD)/common/tests.o: common/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(@D); echo "  CXX   $<"
 	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
-$(BUILD)/common/tests: $(BUILD)/common/tests.o $(BUILD)/common/test_main.o
+$(BUILD)/common/tests: $(BUILD)/common/tests.o $(BUILD)/common/test_main.o $(COMMON_OBJ)
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(NVCC) $(LDFLAGS) $^ -o $@
 ALL_BINARIES := $(BUILD)/common/tests

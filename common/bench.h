@@ -3,7 +3,7 @@
 // Kernel launches return before the kernel finishes, so a host clock around a launch measures
 // almost nothing. CUDA events are recorded in the GPU's own stream and timestamped when the GPU
 // reaches them. time_gpu() warms up first (module loading, clocks ramping up), repeats, and
-// reports the median, which one slow repeat cannot move. Between repeats it overwrites a buffer
+// reports the median, which one slow repeat cannot move. Between repeats it reads a buffer
 // twice the size of L2, so data from the previous repeat is not still sitting in the cache.
 #pragma once
 
@@ -56,16 +56,21 @@ struct BenchConfig {
     bool flush_l2 = true;
 };
 
-// Evicts whatever the last repeat left in L2 by writing a buffer twice L2's size.
+// Defined in l2_flush.cu (linked into every program and test).
+void l2_flush_by_reading(const void* buffer, size_t bytes, int* sink);
+
+// Evicts whatever the last repeat left in L2 by reading a buffer twice L2's size.
 inline void flush_l2() {
     static DeviceBuffer<char> scratch;
+    static DeviceBuffer<int> sink(1);
     if (scratch.size() == 0) {
         int dev = 0, l2 = 0;
         CUDA_CHECK(cudaGetDevice(&dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
         scratch = DeviceBuffer<char>(std::max<size_t>(2 * (size_t)l2, 1 << 20));
+        CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
     }
-    CUDA_CHECK(cudaMemsetAsync(scratch.get(), 0, scratch.bytes()));
+    l2_flush_by_reading(scratch.get(), scratch.bytes(), sink.get());
 }
 
 // Times run() (which launches GPU work on the default stream) and returns the median.
