@@ -46,10 +46,12 @@ size_t single_block_max_cells();
 
 // ---- Step 3: shared ---------------------------------------------------------------------------
 // Each block copies a kTileW x kTileH tile of the lattice plus a one-cell halo into shared
-// memory, then updates the tile from there; every thread updates 4 neighbouring cells in each
-// of kTileH / kSharedBlockY rows, with 32-bit words. One generation per launch.
-constexpr int kTileW = 128, kTileH = 32;
-constexpr int kSharedBlockX = kTileW / 4, kSharedBlockY = 8;
+// memory, then updates the tile from there. Every thread updates 16 neighbouring cells (one
+// 16-byte vector, four 32-bit words of 4 cells) in each of kTileH / kSharedBlockY rows.
+// One generation per launch.
+constexpr int kCellsPerThread = 16;
+constexpr int kTileW = 512, kTileH = 32;
+constexpr int kSharedBlockX = kTileW / kCellsPerThread, kSharedBlockY = 8;
 void run_shared(const uint8_t* in, uint8_t* out, int width, int height);
 
 // ---- The steps by name (main.cpp, tests.cpp) ----------------------------------------------------

@@ -186,7 +186,7 @@ static int run_show(const Show& s, int w, int h, long long generations, const st
                                       count_alive(cur.get(), cells), w, h, kernel_name(s.kernel));
             if (vw < w || vh < h) status += strf("  view x %d-%d y %d-%d", x0, x0 + vw - 1, y0, y0 + vh - 1);
             if (view->interactive()) status += "  (Ctrl-C quits)";
-            lines.insert(lines.begin(), status.substr(0, std::max(columns, 1)));
+            lines.insert(lines.begin(), view->interactive() ? status.substr(0, std::max(columns, 1)) : status);
             view->show(lines);
         }
     };

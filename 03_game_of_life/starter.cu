@@ -85,21 +85,30 @@ bool run_single_block(const uint8_t* in, uint8_t* out, int width, int height, in
     return true;
 }
 
-// ---- Step 3: shared-memory tiles with a halo, 4 cells per thread ---------------------------------
+// ---- Step 3: shared-memory tiles with a halo, 16 cells per thread ------------------------------
 // Each block updates a kTileW x kTileH tile. To do so it needs the tile plus a one-cell border
-// (the halo): (kTileW + 2) x (kTileH + 2) cells, which it copies into shared memory once, so
-// each cell is read from global memory about once instead of nine times.
+// (the halo): (kTileW + 2) x (kTileH + 2) cells, which it copies into shared memory once, so each
+// cell is read from global memory about once instead of nine times.
 //
-// In shared memory every row of the tile is kTileWords 32-bit words: word 0 holds the cell left
-// of the tile in its top byte, words 1 .. kTileW / 4 hold the tile's cells, four per word (byte
-// 0, the lowest, is the leftmost cell: GPUs are little-endian), and the last word holds the
-// cell right of the tile in its lowest byte. Row 0 is the row above the tile, row kTileH + 1 the
-// row below. A thread works on whole words: 4 cells at once.
-constexpr int kTileWords = kTileW / 4 + 2;
+// Why 16 cells per thread and 16-byte loads: the kernel is limited by how much each instruction
+// achieves and by how many bytes are on their way from memory at once. A thread that handles one
+// cell spends most of its instructions on indices and wrap-around; a thread that handles 16
+// (one uint4 load, one uint4 store, SIMD within a register for the rule) spends them on cells.
+//
+// In shared memory every row of the tile is kRowWords 32-bit words: words kFirst .. kFirst +
+// kTileW / 4 - 1 hold the tile's cells, four per word (byte 0, the lowest, is the leftmost cell:
+// GPUs are little-endian); word kFirst - 1 holds the cell left of the tile in its top byte, word
+// kFirst + kTileW / 4 the cell right of the tile in its lowest byte; kFirst = 4 keeps the cells
+// 16-byte aligned for vector loads. Row 0 is the lattice row above the tile, row kTileH + 1 the
+// row below.
+constexpr int kFirst = 4;
+constexpr int kRowWords = kTileW / 4 + 2 * kFirst;
 constexpr int kRowsPerThread = kTileH / kSharedBlockY;
-static_assert(kSharedBlockX * 4 == kTileW, "one word of the tile per thread of a row");
+constexpr int kTileRows = kTileH + 2;
+static_assert(kSharedBlockX * kCellsPerThread == kTileW, "one vector of 16 cells per thread in a row");
 static_assert(kRowsPerThread * kSharedBlockY == kTileH, "whole rows per thread");
-static_assert((kTileH + 2) * kTileWords * sizeof(uint32_t) <= 48 * 1024,
+static_assert(2 * kTileRows <= kSharedBlockX * kSharedBlockY, "one thread per halo cell");
+static_assert(kTileRows * kRowWords * sizeof(uint32_t) <= 48 * 1024,
               "a static __shared__ array may have at most 48 KB");
 
 // Cell x of a lattice row, wrapping x once around the torus; a position still outside after
@@ -107,8 +116,43 @@ static_assert((kTileH + 2) * kTileWords * sizeof(uint32_t) <= 48 * 1024,
 // load itself is unconditional (from a valid cell), so the compiler needs no branch around it.
 __device__ __forceinline__ uint32_t cell_at(const uint8_t* row, int x, int w) {
     x = wrap_once(x, w);
-    const uint32_t v = row[x < w ? x : 0];
-    return x < w ? v : 0u;
+    const bool inside = (unsigned)x < (unsigned)w;
+    const uint32_t v = row[inside ? x : 0];
+    return inside ? v : 0u;
+}
+
+// How a row may be read and written: whole 16-byte vectors (every row starts on a 16-byte
+// boundary: w % 16 == 0 and aligned pointers), 4-byte words (w % 4 == 0), or byte by byte.
+enum class Access { vec16, word4, bytes };
+
+// Cells x .. x + 15 of a row, one per byte. Vector or word loads only where all 16 are inside
+// the lattice; elsewhere (a tile at the right edge, odd widths) cell by cell, with wrapping.
+__device__ __forceinline__ uint4 load16(const uint8_t* row, int x, int w, Access access) {
+    if (access == Access::vec16 && x + 16 <= w) return *reinterpret_cast<const uint4*>(row + x);
+    uint32_t v[4] = {0, 0, 0, 0};
+    if (access == Access::word4 && x + 16 <= w) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[j] = reinterpret_cast<const uint32_t*>(row + x)[j];
+    } else {
+#pragma unroll
+        for (int b = 0; b < 16; ++b) v[b / 4] |= cell_at(row, x + b, w) << (8 * (b % 4));
+    }
+    return make_uint4(v[0], v[1], v[2], v[3]);
+}
+
+// Writes cells x .. x + 15 of a row, skipping those past the right edge.
+__device__ __forceinline__ void store16(uint8_t* row, int x, int w, Access access, uint4 v) {
+    if (access == Access::vec16 && x + 16 <= w) {
+        *reinterpret_cast<uint4*>(row + x) = v;
+    } else if (access == Access::word4 && x + 16 <= w) {
+        uint32_t* p = reinterpret_cast<uint32_t*>(row + x);
+        p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
+    } else {
+        const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int b = 0; b < 16; ++b)
+            if (x + b < w) row[x + b] = (uint8_t)(words[b / 4] >> (8 * (b % 4)));
+    }
 }
 
 // Four cells at once, one per byte of a 32-bit word (SIMD within a register). col_l, col_c and
@@ -122,44 +166,61 @@ __device__ __forceinline__ uint32_t next_four(uint32_t col_l, uint32_t col_c, ui
     const uint32_t right = __funnelshift_r(col_c, col_r, 8);
     const uint32_t neighbours = left + col_c + right - mid;  // the 3 x 3 sum minus the cell itself
     // B3/S23 as one test per byte: (neighbours | alive) == 3 exactly when neighbours == 3, or
-    // neighbours == 2 and the cell is alive. __vcmpeq4 sets a byte to 0xFF where the bytes match.
-    return __vcmpeq4(neighbours | mid, 0x03030303u) & 0x01010101u;
+    // neighbours == 2 and the cell is alive. y = that ^ 3 is 0 for "alive next" and 1..15
+    // otherwise, so y + 15 has bit 4 set exactly when the cell is dead next.
+    const uint32_t y = (neighbours | mid) ^ 0x03030303u;
+    return ~((y + 0x0F0F0F0Fu) >> 4) & 0x01010101u;
 }
 
-// `aligned`: every row starts on a 4-byte boundary (w % 4 == 0 and aligned pointers), so words
-// of 4 cells can be loaded and stored whole.
-__global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
-    life_shared(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h, bool aligned) {
-    // TODO(step 3): declare the tile, __shared__ uint32_t tile[kTileH + 2][kTileWords], and this
-    //               thread's place: lane = threadIdx.x is its word of a row, the tile's first
-    //               cell is (x0, y0) = (blockIdx.x * kTileW, blockIdx.y * kTileH), and the
-    //               thread's four cells start at column x = x0 + 4 * lane.
-    //               Then fill `tile`. Shared row r (0 .. kTileH + 1) is lattice row y0 - 1 + r,
-    //               wrapped with wrap_once (a row still outside the lattice after that, when the
-    //               lattice is lower than the tile, is all zeros); the rows of the block take
-    //               turns (r = threadIdx.y, + kSharedBlockY, ...). In each row, thread `lane`
-    //               stores word lane + 1: cells x .. x + 3, one per byte (cell_at(row, x + b, w)
-    //               << (8 * b)). When `aligned` and the whole tile lies inside the lattice
-    //               (x0 + kTileW <= w), load the word in one go instead:
-    //               *reinterpret_cast<const uint32_t*>(row + x). Lane 0 also stores word 0 (cell
-    //               x0 - 1, in its top byte: << 24) and the last lane the last word (cell
-    //               x0 + kTileW, in its lowest byte). Then __syncthreads().
+// The six words of a shared row around a thread's 16 cells: left neighbour word, the four
+// words of the cells (c.x .. c.w), right neighbour word.
+struct Six {
+    uint32_t l;
+    uint4 c;
+    uint32_t r;
+};
+__device__ __forceinline__ Six row_words(const uint32_t* row, int lane) {
+    const int first = kFirst + 4 * lane;
+    return {row[first - 1], *reinterpret_cast<const uint4*>(row + first), row[first + 4]};
+}
 
-    // TODO(step 3): this thread updates its word (cells x .. x + 3) in tile rows
-    //               r0 = threadIdx.y * kRowsPerThread .. r0 + kRowsPerThread - 1, i.e. lattice
-    //               rows y0 + r0 + i. For each: read the words lane, lane + 1, lane + 2 of the
-    //               shared rows above, at and below (shared rows r0 + i, + 1, + 2), add them up
-    //               column by column, and call next_four(). Moving down a row, the rows at and
-    //               below become the rows above and at: keep them in registers and read only
-    //               the new row below. Write the 4 new cells to out, skipping cells past the
-    //               right or bottom edge: one 32-bit store when `aligned`, else byte by byte
-    //               ((next >> (8 * b)) & 1).
+__global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
+    life_shared(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h, Access access) {
+    // TODO(step 3): declare the tile, __shared__ __align__(16) uint32_t tile[kTileRows][kRowWords],
+    //               and this thread's place: lane = threadIdx.x, the tile's first cell
+    //               (x0, y0) = (blockIdx.x * kTileW, blockIdx.y * kTileH), and the thread's 16
+    //               cells of each row start at column x = x0 + kCellsPerThread * lane.
+    //               Then fill `tile`:
+    //               - Shared row r (0 .. kTileRows - 1) is lattice row y0 - 1 + r, wrapped with
+    //                 wrap_once; a row still outside after that (a lattice lower than the tile)
+    //                 is all zeros. The warps take turns: r = threadIdx.y, + kSharedBlockY, ...
+    //                 In each row, thread `lane` copies load16(row, x, w, access) to words
+    //                 kFirst + 4 * lane .. + 3 (one uint4 store).
+    //               - The halo columns, 2 cells per shared row: thread t = threadIdx.y *
+    //                 kSharedBlockX + lane, for t < 2 * kTileRows, fetches the cell left (t even)
+    //                 or right (t odd) of shared row t / 2 with cell_at, and stores it to word
+    //                 kFirst - 1 (in the top byte: << 24) or kFirst + kTileW / 4 (lowest byte).
+    //               Issue all the loads of a thread before its first store to shared memory, so
+    //               they are all on their way at once. Then __syncthreads().
+
+    // TODO(step 3): this thread updates its 16 cells (four words) in tile rows r0 =
+    //               threadIdx.y * kRowsPerThread .. r0 + kRowsPerThread - 1, i.e. lattice rows
+    //               y0 + r0 + i. Shared rows r0 + i, r0 + i + 1 and r0 + i + 2 are the rows above,
+    //               at and below; row_words() reads the six words of a row this thread needs.
+    //               Add the three rows word by word (column sums), then call next_four() for
+    //               each of the four words, with the column sums of the words left and right of
+    //               it and the word's own cells. Moving down a row, the rows at and below become
+    //               the rows above and at: keep them in registers and read only the new row.
+    //               Write each row's 16 new cells with store16(), if that row is inside the
+    //               lattice (y < h) and x < w.
 }
 
 void run_shared(const uint8_t* in, uint8_t* out, int width, int height) {
     if (width <= 0 || height <= 0) return;
-    // TODO(step 3): set aligned = width % 4 == 0 and both pointers 4-byte aligned
-    //               (reinterpret_cast<uintptr_t>(p) % 4 == 0); launch life_shared with a 2D grid
-    //               of ceil(width / kTileW) x ceil(height / kTileH) blocks of
-    //               kSharedBlockX x kSharedBlockY threads; check the launch.
+    // TODO(step 3): choose the access: Access::vec16 when width % 16 == 0 and both pointers are
+    //               16-byte aligned (reinterpret_cast<uintptr_t>(p) % 16 == 0), else
+    //               Access::word4 when width % 4 == 0 and both are 4-byte aligned, else
+    //               Access::bytes. Launch life_shared with a 2D grid of ceil(width / kTileW) x
+    //               ceil(height / kTileH) blocks of kSharedBlockX x kSharedBlockY threads; check
+    //               the launch.
 }

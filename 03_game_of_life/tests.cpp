@@ -278,24 +278,30 @@ TEST_CASE("step 3 shared: blinker and toad have period 2" * needs_gpu()) { check
 TEST_CASE("step 3 shared: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
     check_glider(Kernel::shared, {13, 40, 128});
 }
+TEST_CASE("step 3 shared: a glider crosses 512-wide tiles and returns after 4N on a 528 x 528 torus (large)" *
+          needs_gpu()) {
+    check_glider(Kernel::shared, {528});
+}
 TEST_CASE("step 3 shared: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
     check_odd_sizes(Kernel::shared);
 }
-TEST_CASE("step 3 shared: widths and heights around the tile size, whole-word and byte paths" * needs_gpu()) {
-    for (int w : {127, 128, 129, 132, 256, 257, 260, 384})
+TEST_CASE("step 3 shared: widths and heights around the tile size, vector, word and byte paths" * needs_gpu()) {
+    for (int w : {15, 16, 17, 20, 496, 511, 512, 513, 516, 528, 1040})
         for (int h : {31, 33}) check_random(Kernel::shared, w, h, 20, 1);
 }
-TEST_CASE("step 3 shared: rows that do not start on a 4-byte boundary (offset pointers)" * needs_gpu()) {
-    const int w = 256, h = 40;
+TEST_CASE("step 3 shared: lattices that do not start on a 16- or 4-byte boundary (offset pointers)" * needs_gpu()) {
+    const int w = 1024, h = 40;
     const size_t n = (size_t)w * h;
     const auto start = random_lattice(w, h, 0.3, 11);
-    for (int offset : {1, 2, 3}) {
-        CAPTURE(offset);
-        DeviceBuffer<uint8_t> a(n + 4), b(n + 4);
+    // Offsets 4 and 8: 4-byte words but no 16-byte vectors; 1 and 2: bytes only.
+    for (auto [offset_a, offset_b] : {std::pair{4, 8}, std::pair{8, 4}, std::pair{1, 3}, std::pair{0, 2}}) {
+        CAPTURE(offset_a);
+        CAPTURE(offset_b);
+        DeviceBuffer<uint8_t> a(n + 16), b(n + 16);
         a.poison();
-        CUDA_CHECK(cudaMemcpy(a.get() + offset, start.data(), n, cudaMemcpyHostToDevice));
-        uint8_t* cur = a.get() + offset;
-        uint8_t* next = b.get() + 4 - offset;  // the two buffers differently misaligned
+        CUDA_CHECK(cudaMemcpy(a.get() + offset_a, start.data(), n, cudaMemcpyHostToDevice));
+        uint8_t* cur = a.get() + offset_a;
+        uint8_t* next = b.get() + offset_b;
         for (int g = 0; g < 20; ++g) {
             CUDA_CHECK(cudaMemset(next, 0xFF, n));
             run_shared(cur, next, w, h);
