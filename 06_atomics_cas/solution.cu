@@ -1,0 +1,373 @@
+// BEGIN SOLUTION
+// 06_atomics_cas/solution.cu: the reference solution.
+// starter.cu is generated from this file (awk -f common/make_starter.awk solution.cu): edit this
+// file, regenerate the starter, and `make check` confirms the two agree.
+// END SOLUTION
+// STARTER: // 06_atomics_cas/starter.cu: your file. Do the TODOs in order; after each step,
+// STARTER: // `make test-06` shows which steps pass and `make run-06` shows the program's output.
+//
+// Many threads updating the same memory: the race without atomics, the built-in atomics,
+// read-modify-writes built from compare-and-swap, a lock for a multi-word update, and what
+// contention on one address costs.
+
+#include "atomics_cas.h"
+
+#include "cuda_check.h"
+
+constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes of a warp
+
+// Given: sums and maxima over the 32 lanes of a warp through register shuffles (exercise 05
+// builds these). After the loop every lane holds the result. All 32 lanes must call them.
+__device__ inline int warp_sum(int v) {
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
+    return v;
+}
+__device__ inline long long warp_sum(long long v) {
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
+    return v;
+}
+__device__ inline long long warp_max(long long v) {
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+        long long other = __shfl_xor_sync(kFullMask, v, offset);
+        v = other > v ? other : v;
+    }
+    return v;
+}
+
+__device__ inline size_t global_index() { return (size_t)blockIdx.x * blockDim.x + threadIdx.x; }
+
+// ---- Step 1: race -----------------------------------------------------------------------------
+// `*counter += 1` is three steps: load, add, store. Two threads that both load before either
+// stores both write the same value, and one increment is lost.
+__global__ void race_plain(int* counter, size_t n) {
+    // TODO(step 1): every thread with index i < n does `*counter += 1;`, no atomics. (This is
+    //               the bug the rest of the exercise fixes; here it is what we want to see.)
+    // BEGIN SOLUTION
+    if (global_index() < n) *counter += 1;
+    // END SOLUTION
+}
+
+// The same update with the window between load and store held open by a barrier, so the loss
+// is certain rather than likely. volatile makes each load and store a real memory access that
+// the compiler may not merge, drop or move (a race condition, not a compiler artefact).
+__global__ void race_barrier(volatile int* counter, size_t n) {
+    // TODO(step 1): threads with i < n load *counter into a register; then EVERY thread of the
+    //               block calls __syncthreads() (also those with i >= n: a barrier that part of
+    //               the block skips is undefined); then threads with i < n store loaded + 1.
+    // BEGIN SOLUTION
+    const bool mine = global_index() < n;
+    int seen = 0;
+    if (mine) seen = *counter;
+    __syncthreads();
+    if (mine) *counter = seen + 1;
+    // END SOLUTION
+}
+
+void run_race(int* counter, size_t n, RaceKind kind) {
+    if (n == 0) return;
+    if (kind == RaceKind::plain)
+        race_plain<<<(unsigned)blocks_of(n), kBlock>>>(counter, n);
+    else
+        race_barrier<<<(unsigned)blocks_of(n), kBlock>>>(counter, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 2: atomic_add ---------------------------------------------------------------------------
+// atomicAdd makes load-add-store one indivisible operation, performed by the L2 cache slice
+// that owns the address. Same-address atomics are therefore serialised there, one after another.
+template <class T>
+__global__ void add_builtin(const T* values, T* sum, size_t n) {
+    // TODO(step 2): thread i < n adds values[i] to *sum with atomicAdd (one template serves
+    //               int, float and double: CUDA has an atomicAdd overload for each).
+    // BEGIN SOLUTION
+    size_t i = global_index();
+    if (i < n) atomicAdd(sum, values[i]);
+    // END SOLUTION
+}
+
+void run_atomic_add_int(const int* values, int* sum, size_t n) {
+    if (n == 0) return;
+    add_builtin<<<(unsigned)blocks_of(n), kBlock>>>(values, sum, n);
+    CUDA_CHECK_LAUNCH();
+}
+void run_atomic_add_float(const float* values, float* sum, size_t n) {
+    if (n == 0) return;
+    add_builtin<<<(unsigned)blocks_of(n), kBlock>>>(values, sum, n);
+    CUDA_CHECK_LAUNCH();
+}
+void run_atomic_add_double(const double* values, double* sum, size_t n) {
+    if (n == 0) return;
+    add_builtin<<<(unsigned)blocks_of(n), kBlock>>>(values, sum, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 3: cas_add --------------------------------------------------------------------------------
+// atomicCAS(word, expected, desired) stores desired only if *word still holds expected, and
+// returns what *word held. Any read-modify-write becomes: read, compute, CAS, and retry with the
+// value the CAS returned until the CAS finds what we read. atomicCAS works on integer words, so
+// the float travels as its bit pattern: __float_as_uint / __uint_as_float reinterpret a register
+// (no instruction, no memory), unlike the pointer casts of old code (see README).
+__device__ float cas_add(float* address, float value) {
+    // TODO(step 3): view the target as a word: unsigned* word = reinterpret_cast<unsigned*>(address).
+    //               Read a first guess of the old bits (a volatile load). Loop: new bits =
+    //               __float_as_uint(__uint_as_float(guess) + value); got = atomicCAS(word, guess,
+    //               new bits); stop when got == guess (compare the BITS, not the floats: a NaN
+    //               never equals itself and -0.0 equals +0.0); else guess = got. Return the old
+    //               value as a float.
+    // BEGIN SOLUTION
+    unsigned* word = reinterpret_cast<unsigned*>(address);
+    unsigned seen = *reinterpret_cast<volatile unsigned*>(word);  // only a guess: the CAS checks it
+    unsigned expected;
+    do {
+        expected = seen;
+        const float next = __uint_as_float(expected) + value;
+        seen = atomicCAS(word, expected, __float_as_uint(next));
+    } while (seen != expected);
+    return __uint_as_float(seen);
+    // END SOLUTION
+    // STARTER: return 0.0f;
+}
+
+__device__ double cas_add(double* address, double value) {
+    // TODO(step 3): the same with 64-bit words: unsigned long long, __double_as_longlong and
+    //               __longlong_as_double, and the 64-bit atomicCAS.
+    // BEGIN SOLUTION
+    using u64 = unsigned long long;
+    u64* word = reinterpret_cast<u64*>(address);
+    u64 seen = *reinterpret_cast<volatile u64*>(word);
+    u64 expected;
+    do {
+        expected = seen;
+        const double next = __longlong_as_double((long long)expected) + value;
+        seen = atomicCAS(word, expected, (u64)__double_as_longlong(next));
+    } while (seen != expected);
+    return __longlong_as_double((long long)seen);
+    // END SOLUTION
+    // STARTER: return 0.0;
+}
+
+template <class T>
+__global__ void add_with_cas(const T* values, T* sum, size_t n) {
+    size_t i = global_index();
+    if (i < n) cas_add(sum, values[i]);
+}
+
+void run_cas_add_float(const float* values, float* sum, size_t n) {
+    if (n == 0) return;
+    add_with_cas<<<(unsigned)blocks_of(n), kBlock>>>(values, sum, n);
+    CUDA_CHECK_LAUNCH();
+}
+void run_cas_add_double(const double* values, double* sum, size_t n) {
+    if (n == 0) return;
+    add_with_cas<<<(unsigned)blocks_of(n), kBlock>>>(values, sum, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 4: cas_max_min ----------------------------------------------------------------------------
+// CUDA has atomicMax/atomicMin for integers only. With CAS, a float max is the same loop as
+// cas_add with a different "new value" -- and a shortcut: when the stored value already beats
+// ours, there is nothing to write, so most threads finish after one plain read.
+// The rule (the same as max_beats/min_beats in atomics_cas.h): NaN never wins and loses to any
+// number, -0.0 is below +0.0, otherwise the usual order.
+__device__ bool device_max_beats(float candidate, float current) {
+    // TODO(step 4): true if `candidate` must replace `current` in a running maximum. Use
+    //               isnan() and signbit(): the comparison operators alone say -0.0 == +0.0
+    //               and are false for every NaN.
+    // BEGIN SOLUTION
+    if (isnan(candidate)) return false;
+    if (isnan(current)) return true;
+    if (candidate == current) return signbit(current) && !signbit(candidate);
+    return candidate > current;
+    // END SOLUTION
+    // STARTER: return false;
+}
+__device__ bool device_min_beats(float candidate, float current) {
+    // TODO(step 4): the same for a running minimum (-0.0 replaces +0.0, not the other way).
+    // BEGIN SOLUTION
+    if (isnan(candidate)) return false;
+    if (isnan(current)) return true;
+    if (candidate == current) return !signbit(current) && signbit(candidate);
+    return candidate < current;
+    // END SOLUTION
+    // STARTER: return false;
+}
+
+template <bool kMax>
+__device__ float cas_extreme(float* address, float value) {
+    // TODO(step 4): read the stored bits (volatile); while `value` beats the stored value
+    //               (device_max_beats or device_min_beats, chosen by kMax), try atomicCAS(word,
+    //               seen, bits of value): if it returns `seen` the value went in, stop; otherwise
+    //               `seen` = what it returned and test again. Return the value found before.
+    //               (Stopping early is safe: a stored max only ever grows.)
+    // BEGIN SOLUTION
+    unsigned* word = reinterpret_cast<unsigned*>(address);
+    unsigned seen = *reinterpret_cast<volatile unsigned*>(word);
+    while (kMax ? device_max_beats(value, __uint_as_float(seen))
+                : device_min_beats(value, __uint_as_float(seen))) {
+        const unsigned expected = seen;
+        seen = atomicCAS(word, expected, __float_as_uint(value));
+        if (seen == expected) break;
+    }
+    return __uint_as_float(seen);
+    // END SOLUTION
+    // STARTER: return 0.0f;
+}
+
+template <bool kMax>
+__global__ void extreme_with_cas(const float* values, float* result, size_t n) {
+    size_t i = global_index();
+    if (i < n) cas_extreme<kMax>(result, values[i]);
+}
+
+void run_cas_max_float(const float* values, float* result, size_t n) {
+    if (n == 0) return;
+    extreme_with_cas<true><<<(unsigned)blocks_of(n), kBlock>>>(values, result, n);
+    CUDA_CHECK_LAUNCH();
+}
+void run_cas_min_float(const float* values, float* result, size_t n) {
+    if (n == 0) return;
+    extreme_with_cas<false><<<(unsigned)blocks_of(n), kBlock>>>(values, result, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 5: spinlock -------------------------------------------------------------------------------
+// A mutex is one int: 0 free, 1 held. Taking it is a CAS 0 -> 1 that must succeed; giving it back
+// is an atomic store of 0. The fences make the lock mean something: __threadfence() after taking
+// it keeps the critical section's reads from being served before we owned the lock; the fence
+// before releasing makes every write of the critical section visible to the whole GPU before
+// another thread can see the lock free (acquire and release, in memory-model words).
+__device__ void spin_lock(int* lock) {
+    // TODO(step 5): loop on atomicCAS(lock, 0, 1) until it returns 0 (it was free, now ours).
+    //               Between failed tries back off with __nanosleep(t), doubling t from ~32 ns
+    //               up to ~2 us: waiters then leave the lock's cache line alone for a while.
+    //               After the loop: __threadfence().
+    // BEGIN SOLUTION
+    unsigned pause_ns = 32;
+    while (atomicCAS(lock, 0, 1) != 0) {
+        __nanosleep(pause_ns);
+        if (pause_ns < 2048) pause_ns *= 2;
+    }
+    __threadfence();
+    // END SOLUTION
+}
+
+__device__ void spin_unlock(int* lock) {
+    // TODO(step 5): __threadfence(), then atomicExch(lock, 0). (A plain store of 0 could sit in
+    //               a write buffer or be reordered before the critical section's writes.)
+    // BEGIN SOLUTION
+    __threadfence();
+    atomicExch(lock, 0);
+    // END SOLUTION
+}
+
+// Given: RAII on the device, as std::lock_guard on the host. The destructor runs on every way
+// out of the scope, so an early return cannot leave the lock held.
+class SpinLockGuard {
+public:
+    __device__ explicit SpinLockGuard(int* lock) : lock_(lock) { spin_lock(lock_); }
+    __device__ ~SpinLockGuard() { spin_unlock(lock_); }
+    SpinLockGuard(const SpinLockGuard&) = delete;
+    SpinLockGuard& operator=(const SpinLockGuard&) = delete;
+
+private:
+    int* lock_;
+};
+
+// One lock acquisition per WARP, never one per thread: 32 lanes spinning on a lock that one of
+// them holds can hang the warp (before Volta) and serialise it badly (since); see README.
+__global__ void record_per_warp(const int* values, size_t n, LockedRecord* record, int* lock) {
+    // TODO(step 5): every thread (no early return: the shuffles need all 32 lanes) takes its
+    //               value (sum 0 and max LLONG_MIN when i >= n); the warp combines them with
+    //               warp_sum / warp_max, and counts its valid lanes with
+    //               __popc(__ballot_sync(kFullMask, i < n)). Then lane 0 only, if the count is
+    //               not 0: hold a SpinLockGuard on `lock` and update the three fields of
+    //               *record through a `volatile LockedRecord*` (each load and store goes to
+    //               memory, not to a register or a possibly stale L1 line).
+    // BEGIN SOLUTION
+    const size_t i = global_index();
+    const bool mine = i < n;
+    const long long v = mine ? values[i] : 0;
+    const long long sum = warp_sum(v);
+    const long long max = warp_max(mine ? v : LLONG_MIN);
+    const int count = __popc(__ballot_sync(kFullMask, mine));
+    if (threadIdx.x % kWarp == 0 && count > 0) {
+        SpinLockGuard guard(lock);
+        volatile LockedRecord* r = record;
+        r->sum = r->sum + sum;
+        r->count = r->count + count;
+        if (max > r->max) r->max = max;
+    }
+    // END SOLUTION
+}
+
+void run_spinlock(const int* values, LockedRecord* record, int* lock, size_t n) {
+    if (n == 0) return;
+    record_per_warp<<<(unsigned)blocks_of(n), kBlock>>>(values, n, record, lock);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 6: contention -----------------------------------------------------------------------------
+// The same n additions, issued as n atomics, n/32 or n/256 of them, on `mask + 1` counters.
+// Atomics on one address queue at one L2 slice; atomics on different addresses run in parallel.
+__global__ void contention_per_thread(const int* values, size_t n, int* counters, size_t mask) {
+    // TODO(step 6): thread i < n: atomicAdd(&counters[i & mask], values[i]).
+    // BEGIN SOLUTION
+    const size_t i = global_index();
+    if (i < n) atomicAdd(&counters[i & mask], values[i]);
+    // END SOLUTION
+}
+
+__global__ void contention_per_warp(const int* values, size_t n, int* counters, size_t mask) {
+    // TODO(step 6): every lane takes values[i] (0 when i >= n), the warp sums with warp_sum,
+    //               and lane 0 adds the sum to counters[(i / kWarp) & mask] -- only if the
+    //               warp's first index is < n (a warp wholly past the end adds nothing).
+    // BEGIN SOLUTION
+    const size_t i = global_index();
+    const int sum = warp_sum(i < n ? values[i] : 0);
+    if (threadIdx.x % kWarp == 0 && i < n) atomicAdd(&counters[(i / kWarp) & mask], sum);
+    // END SOLUTION
+}
+
+__global__ void contention_per_block(const int* values, size_t n, int* counters, size_t mask) {
+    // TODO(step 6): warp sums as above; lane 0 of warp w writes its sum to a
+    //               __shared__ int[kBlock / kWarp] at [w]; __syncthreads(); warp 0 sums those
+    //               entries (lane l takes entry l, or 0 past the end) with warp_sum; thread 0
+    //               adds the block's sum to counters[blockIdx.x & mask].
+    // BEGIN SOLUTION
+    __shared__ int warp_sums[kBlock / kWarp];
+    const size_t i = global_index();
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    const int sum = warp_sum(i < n ? values[i] : 0);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+        const int block_sum = warp_sum(lane < kBlock / kWarp ? warp_sums[lane] : 0);
+        if (lane == 0) atomicAdd(&counters[blockIdx.x & mask], block_sum);
+    }
+    // END SOLUTION
+}
+
+// Given: *total += sum of the counters (a grid-stride sum per thread, one atomic per warp).
+__global__ void collapse_counters(const int* counters, size_t count, int* total) {
+    int s = 0;
+    for (size_t a = global_index(); a < count; a += (size_t)gridDim.x * blockDim.x) s += counters[a];
+    s = warp_sum(s);
+    if (threadIdx.x % kWarp == 0 && s != 0) atomicAdd(total, s);
+}
+
+void run_contention(const int* values, size_t n, Aggregation how, int* counters, size_t addresses,
+                    int* total) {
+    if (n == 0) return;
+    const unsigned blocks = (unsigned)blocks_of(n);
+    const size_t mask = addresses - 1;  // addresses is a power of two
+    if (how == Aggregation::none)
+        contention_per_thread<<<blocks, kBlock>>>(values, n, counters, mask);
+    else if (how == Aggregation::warp)
+        contention_per_warp<<<blocks, kBlock>>>(values, n, counters, mask);
+    else
+        contention_per_block<<<blocks, kBlock>>>(values, n, counters, mask);
+    CUDA_CHECK_LAUNCH();
+    const size_t collapse_blocks = blocks_of(addresses) < 1024 ? blocks_of(addresses) : 1024;
+    collapse_counters<<<(unsigned)collapse_blocks, kBlock>>>(counters, addresses, total);
+    CUDA_CHECK_LAUNCH();
+}
