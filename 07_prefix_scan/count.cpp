@@ -22,7 +22,7 @@ size_t next_pow2(size_t n) {
     return m;
 }
 
-// ---- The tile machinery shared by steps 4 and 5 ---------------------------------------------
+// ---- The tile machinery shared by steps 4, 5 and 6 ------------------------------------------
 // items[thread][k]: element first_item(tile, v) + j of that thread, k = 4 v + j (solution.cu).
 using TileItems = std::vector<std::array<ll, kItemsPerThread>>;
 
@@ -100,11 +100,13 @@ Partials tile_partials(const TileItems& items, ScanCount& c) {
     return p;
 }
 
-void finish_tile(TileItems& items, const Partials& p, ll tile_prefix, bool inclusive, ScanCount& c) {
+// prefix_is_zero: the kernel passes the constant T(0) (scan_each_tile), which is not a data value.
+void finish_tile(TileItems& items, const Partials& p, ll tile_prefix, bool inclusive, ScanCount& c,
+                 bool prefix_is_zero = false) {
     for (int th = 0; th < kTileThreads; ++th)
         for (int v = 0; v < kVecsPerThread; ++v) {
             ll run = tile_prefix + p.vec_offset[th][v];
-            c.additions += 1;
+            if (!prefix_is_zero) c.additions += 1;
             for (int j = 0; j < 4; ++j) {
                 ll& x = items[th][4 * v + j];
                 const ll value = x;
@@ -140,7 +142,33 @@ ll reduce_tile(const std::vector<ll>& in, size_t tile, ScanCount& c) {
     return total;
 }
 
+// Step 4: scan_each_tile, the scan of the tile totals (recursive), add_tile_offsets.
 std::vector<ll> scan_then_propagate(const std::vector<ll>& in, bool inclusive, ScanCount& c) {
+    const size_t n = in.size();
+    std::vector<ll> out(n);
+    if (n == 0) return out;
+    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    std::vector<ll> sums(tiles);
+    c.launches += 1;  // scan_each_tile
+    for (size_t t = 0; t < tiles; ++t) {
+        TileItems items = load_tile(in, t);
+        const Partials p = tile_partials(items, c);
+        finish_tile(items, p, 0, inclusive, c, true);
+        store_tile(out, t, items);
+        sums[t] = p.block_total;
+    }
+    if (tiles > 1) {
+        const std::vector<ll> offsets = scan_then_propagate(sums, false, c);
+        c.launches += 1;  // add_tile_offsets, over tiles 1 .. tiles-1
+        for (size_t t = 1; t < tiles; ++t)
+            for (size_t i = t * kTileItems; i < std::min(n, (t + 1) * kTileItems); ++i)
+                out[i] += offsets[t], c.additions += 1;
+    }
+    return out;
+}
+
+// Step 5: reduce_tiles, the scan of the tile totals (recursive), rescan_tiles.
+std::vector<ll> reduce_then_scan(const std::vector<ll>& in, bool inclusive, ScanCount& c) {
     const size_t n = in.size();
     std::vector<ll> out(n);
     if (n == 0) return out;
@@ -150,9 +178,9 @@ std::vector<ll> scan_then_propagate(const std::vector<ll>& in, bool inclusive, S
         std::vector<ll> sums(tiles);
         c.launches += 1;  // reduce_tiles
         for (size_t t = 0; t < tiles; ++t) sums[t] = reduce_tile(in, t, c);
-        offsets = scan_then_propagate(sums, false, c);
+        offsets = reduce_then_scan(sums, false, c);
     }
-    c.launches += 1;  // scan_tiles
+    c.launches += 1;  // rescan_tiles
     for (size_t t = 0; t < tiles; ++t) {
         TileItems items = load_tile(in, t);
         const Partials p = tile_partials(items, c);
@@ -283,6 +311,12 @@ Simulated simulate_host_levels(const std::vector<ll>& x, ScanKind kind) {
 Simulated simulate_scan_then_propagate(const std::vector<ll>& x, ScanKind kind) {
     Simulated s;
     s.result = scan_then_propagate(x, kind == ScanKind::inclusive, s.count);
+    return s;
+}
+
+Simulated simulate_reduce_then_scan(const std::vector<ll>& x, ScanKind kind) {
+    Simulated s;
+    s.result = reduce_then_scan(x, kind == ScanKind::inclusive, s.count);
     return s;
 }
 

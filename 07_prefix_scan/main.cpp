@@ -3,6 +3,7 @@
 // algorithm performs; --bench prints the benchmark table, --racy-demo shows the racy naive scan.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ static const char* kUsage =
     "usage: prefix_scan [options]      prefix sums (scans) on the GPU, checked on the CPU\n"
     "  --n N           elements (default 1000000; 2^K and 2^K+C work too; at most 2^31-1)\n"
     "  --kernel NAME   naive_block, blelloch_block, host_levels, scan_then_propagate,\n"
-    "                  decoupled_lookback, compact or all (default all)\n"
+    "                  reduce_then_scan, decoupled_lookback, compact or all (default all)\n"
     "  --seed S        seed of the random input (default 1)\n"
     "  --bench         print the benchmark table (2^25 and 2^28 elements) instead\n"
     "  --racy-demo     run the source material's in-place naive scan, which has a race, instead\n"
@@ -36,6 +37,7 @@ static const Step kSteps[] = {
     {"host_levels", run_host_levels, run_host_levels, SIZE_MAX, simulate_host_levels},
     {"scan_then_propagate", run_scan_then_propagate, run_scan_then_propagate, SIZE_MAX,
      simulate_scan_then_propagate},
+    {"reduce_then_scan", run_reduce_then_scan, run_reduce_then_scan, SIZE_MAX, simulate_reduce_then_scan},
     {"decoupled_lookback", run_decoupled_lookback, run_decoupled_lookback, SIZE_MAX,
      simulate_decoupled_lookback},
 };
@@ -194,6 +196,7 @@ static int run_steps(const std::string& which, size_t n, uint64_t seed) {
                    strf("ok (float: max abs error %.3g)", worst)});
     }
     if (which == "all" || which == "compact") {
+        const std::string step = std::to_string(std::size(kSteps) + 1);  // the step after the scans
         const int threshold = 0;
         const std::vector<int> ref = compact_reference(xi, threshold);
         DeviceBuffer<size_t> kept(1);
@@ -213,11 +216,11 @@ static int run_steps(const std::string& which, size_t n, uint64_t seed) {
         }
         if (verdict.rfind("ok", 0) == 0) {
             Timing t = time_gpu([&] { run_compact(di.get(), oi.get(), n, threshold, kept.get()); });
-            table.row({"6", "compact", strf("%zu", n), strf("%.4f", t.median_ms),
+            table.row({step, "compact", strf("%zu", n), strf("%.4f", t.median_ms),
                        strf("%.1f", gb_per_s(4.0 * n + 4.0 * ref.size(), t.median_ms)), verdict});
         } else {
             ++failures;
-            table.row({"6", "compact", strf("%zu", n), "-", "-", verdict + " (is TODO step 6 done?)"});
+            table.row({step, "compact", strf("%zu", n), "-", "-", verdict + " (is TODO step " + step + " done?)"});
         }
     }
     table.print();
@@ -261,16 +264,22 @@ static int run_bench(uint64_t seed) {
                 dev.dram_gbs);
     std::printf("Inclusive scan of int. GB/s counts 8 bytes per element (read n, write n), whatever else an\n"
                 "algorithm moves; %% of CUB compares with cub::DeviceScan::InclusiveSum on the same data in\n"
-                "this run. Median of 20 runs, L2 flushed between runs, every output checked after timing.\n\n");
-    Table table({"n", "algorithm", "time (ms)", "GB/s", "% of CUB", "% of peak"});
+                "this run. Median of 20 runs, L2 flushed between runs, every output checked after timing.\n"
+                "traffic: what each design moves through DRAM, in arrays of n ints (read n + write n = 2n),\n"
+                "counting nothing as served by L2.\n\n");
+    Table table({"n", "algorithm", "traffic", "time (ms)", "GB/s", "% of CUB", "% of peak"});
     struct Entry {
         const char* name;
+        const char* traffic;
         void (*run)(const int*, int*, size_t, ScanKind);
     };
+    // host_levels: 2n or more per launch at the lowest levels; from stride 8 on, a whole 32-byte
+    // sector for each 4-byte value; the upper levels are small enough for L2: about 20n in all.
     const Entry entries[] = {
-        {"host_levels", run_host_levels},
-        {"scan_then_propagate", run_scan_then_propagate},
-        {"decoupled_lookback", run_decoupled_lookback},
+        {"host_levels", "~20n", run_host_levels},
+        {"scan_then_propagate", "4n", run_scan_then_propagate},
+        {"reduce_then_scan", "3n", run_reduce_then_scan},
+        {"decoupled_lookback", "2n", run_decoupled_lookback},
     };
     int failures = 0;
     for (int k : {25, 28}) {
@@ -288,20 +297,21 @@ static int run_bench(uint64_t seed) {
             return c.ok();
         };
         const double copy_ms = time_device_copy(4 * n).median_ms;
-        table.row({strf("2^%d", k), "cudaMemcpy (device to device)", strf("%.4f", copy_ms),
+        table.row({strf("2^%d", k), "cudaMemcpy (device to device)", "2n", strf("%.4f", copy_ms),
                    strf("%.0f", gb_per_s(bytes, copy_ms)), "", strf("%.1f", 100 * gb_per_s(bytes, copy_ms) / dev.dram_gbs)});
         oi.poison();
         const double cub_ms = time_gpu([&] { run_cub_inclusive_sum(di.get(), oi.get(), n); }).median_ms;
         const bool cub_ok = checked("CUB");
         const double cub_gbs = gb_per_s(bytes, cub_ms);
-        table.row({strf("2^%d", k), "cub::DeviceScan::InclusiveSum", cub_ok ? strf("%.4f", cub_ms) : "FAILED check",
+        table.row({strf("2^%d", k), "cub::DeviceScan::InclusiveSum", "2n", cub_ok ? strf("%.4f", cub_ms) : "FAILED check",
                    strf("%.0f", cub_gbs), "100.0", strf("%.1f", 100 * cub_gbs / dev.dram_gbs)});
         for (const Entry& e : entries) {
             oi.poison();
             const double ms = time_gpu([&] { e.run(di.get(), oi.get(), n, ScanKind::inclusive); }).median_ms;
             const bool ok = checked(e.name);
             const double gbs = gb_per_s(bytes, ms);
-            table.row({strf("2^%d", k), e.name, ok ? strf("%.4f", ms) : "FAILED check", ok ? strf("%.0f", gbs) : "-",
+            table.row({strf("2^%d", k), e.name, e.traffic, ok ? strf("%.4f", ms) : "FAILED check",
+                       ok ? strf("%.0f", gbs) : "-",
                        ok ? strf("%.1f", ms > 0 ? 100 * cub_ms / ms : 0.0) : "-",
                        ok ? strf("%.1f", 100 * gbs / dev.dram_gbs) : "-"});
         }
@@ -315,7 +325,8 @@ int main(int argc, char** argv) {
     const size_t n = opts.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const std::string kernel = opts.choice("--kernel", "all",
                                            {"all", "naive_block", "blelloch_block", "host_levels",
-                                            "scan_then_propagate", "decoupled_lookback", "compact"});
+                                            "scan_then_propagate", "reduce_then_scan", "decoupled_lookback",
+                                            "compact"});
     const uint64_t seed = opts.size("--seed", 1, 0);
     const bool bench = opts.flag("--bench");
     const bool racy = opts.flag("--racy-demo");

@@ -32,11 +32,11 @@ inline const char* to_string(ScanKind k) { return k == ScanKind::inclusive ? "in
 constexpr size_t kNaiveMaxN = 1024;     // step 1: one thread per element, one block
 constexpr size_t kBlellochMaxN = 2048;  // step 2: two elements per thread, one block
 
-// Tile geometry of steps 4 and 5: a block of kTileThreads threads scans kTileItems elements.
+// Tile geometry of steps 4, 5 and 6: a block of kTileThreads threads scans kTileItems elements.
 // Each thread holds kVecsPerThread 4-element vectors (int4 / float4). A warp owns 32 * 4 *
 // kVecsPerThread consecutive elements, read as kVecsPerThread "chunks" of 128: in chunk v, lane
 // l holds elements 4l .. 4l+3, so each vector load of a warp reads 512 consecutive bytes.
-// Measured on an H200 (README): 128 x 32 beat 128 x 24 and 256 x 16 for the single-pass scan.
+// An earlier tuning run on an H200 (README, Benchmark) preferred 128 x 32 to 128 x 24 and 256 x 16.
 constexpr int kTileThreads = 128;
 constexpr int kVecsPerThread = 8;
 constexpr int kItemsPerThread = 4 * kVecsPerThread;          // 32
@@ -59,15 +59,23 @@ void run_blelloch_block(const float* in, float* out, size_t n, ScanKind kind);
 void run_host_levels(const int* in, int* out, size_t n, ScanKind kind);
 void run_host_levels(const float* in, float* out, size_t n, ScanKind kind);
 
-// ---- Step 4: tile totals, scan of the totals (recursive), tiles scanned with their offsets -----
+// ---- Step 4: scan-then-propagate, the textbook multi-block scan (moves 4n bytes) --------------
+// Each tile is scanned and stored with its total; the totals are scanned (recursively, so any n);
+// then each tile's offset is added to its elements.
 void run_scan_then_propagate(const int* in, int* out, size_t n, ScanKind kind);
 void run_scan_then_propagate(const float* in, float* out, size_t n, ScanKind kind);
 
-// ---- Step 5: single pass with decoupled look-back (Merrill & Garland 2016) ---------------------
+// ---- Step 5: reduce-then-scan (moves 3n bytes) ------------------------------------------------
+// Only the tile totals are stored; the totals are scanned (recursively); each tile is then
+// scanned again from its offset: recomputing a local scan is cheaper than storing and reloading it.
+void run_reduce_then_scan(const int* in, int* out, size_t n, ScanKind kind);
+void run_reduce_then_scan(const float* in, float* out, size_t n, ScanKind kind);
+
+// ---- Step 6: single pass with decoupled look-back (Merrill & Garland 2016; moves 2n bytes) -----
 void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind);
 void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind);
 
-// ---- Step 6: stream compaction ----------------------------------------------------------------
+// ---- Step 7: stream compaction ----------------------------------------------------------------
 // Copies the elements with in[i] > threshold to out[0 .. kept), keeping their order, and writes
 // their count to *kept (device memory; written also when n == 0). out[kept .. n) is not touched.
 // Positions are ints: n <= 2^31 - 1.
@@ -152,6 +160,7 @@ Simulated simulate_naive_block(const std::vector<long long>& x, ScanKind kind);
 Simulated simulate_blelloch_block(const std::vector<long long>& x, ScanKind kind);
 Simulated simulate_host_levels(const std::vector<long long>& x, ScanKind kind);
 Simulated simulate_scan_then_propagate(const std::vector<long long>& x, ScanKind kind);
+Simulated simulate_reduce_then_scan(const std::vector<long long>& x, ScanKind kind);
 // The look-back's work depends on timing; this counts the case where each tile finds its
 // predecessor's inclusive prefix already published (one look-back window per tile).
 Simulated simulate_decoupled_lookback(const std::vector<long long>& x, ScanKind kind);

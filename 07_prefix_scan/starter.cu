@@ -1,7 +1,7 @@
 // 07_prefix_scan/starter.cu: your file. Do the TODOs in order; after each step,
 // `make test-07` shows which steps pass and `make run-07` shows the program's output.
 //
-// Prefix sums five ways, from one block to the whole GPU, and stream compaction built on them.
+// Prefix sums six ways, from one block to the whole GPU, and stream compaction built on them.
 // Every scan is written once as a template and instantiated for int and float at the bottom.
 
 #include "prefix_scan.h"
@@ -189,7 +189,7 @@ void host_levels(const T* in, T* out, size_t n, ScanKind kind) {
     scratch_free(y);
 }
 
-// ---- Tiles: what steps 4 and 5 share ---------------------------------------------------------
+// ---- Tiles: what steps 4, 5 and 6 share ------------------------------------------------------
 // A block scans a tile of kTileItems elements held in registers, kItemsPerThread per thread
 // (prefix_scan.h shows the layout). Many items per thread and 16-byte loads keep enough bytes
 // in flight to saturate memory; warp shuffles do the scan within a warp without shared memory.
@@ -281,37 +281,44 @@ __device__ __forceinline__ void finish_tile(T (&items)[kItemsPerThread], const T
     //               then adds (and needs no add after the fourth item).
 }
 
-// ---- Step 4: tile totals, scan of the totals, tiles scanned with their offsets --------------
-// Pass 1 reads the input and writes one total per tile. Pass 2 scans those totals (exclusive),
-// by calling this same algorithm on them: tiles^2 elements, then tiles^3, ... so any n works in
-// a few levels. Pass 3 reads the input again and scans each tile starting from its offset.
-// Memory traffic: read n, read n + write n. (The textbook order, which writes each tile's local
-// scan in pass 1 and adds the offsets in pass 3, moves 4n and can never reach half of a single
-// pass; recomputing a tile's scan is cheaper than storing and reloading it.)
-template <class T>
-__global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict__ in, T* __restrict__ tile_sums,
-                                                             size_t n, bool vector_ok) {
+// ---- Step 4: scan-then-propagate, the textbook multi-block scan -----------------------------
+// Pass 1 (scan_each_tile): each block scans its tile as if it were the whole array, stores that
+// local scan in out, and stores the tile's total in tile_sums. Pass 2: the totals are scanned
+// (exclusive) by calling this same algorithm on them: 4096 times fewer elements, so any n takes
+// a few levels. Pass 3 (add_tile_offsets): every element of tile t gets tile_offsets[t] added.
+// Memory traffic: read n, write n (pass 1), read n, write n (pass 3): 4n, twice that of a
+// single pass. Step 5 removes one of the four.
+template <class T, bool kInclusive>
+__global__ void __launch_bounds__(kTileThreads) scan_each_tile(const T* __restrict__ in, T* __restrict__ out,
+                                                               size_t n, T* __restrict__ tile_sums, bool vector_ok) {
     __shared__ T s_warp[kWarpsPerTile];
     const size_t tile = blockIdx.x;
     T items[kItemsPerThread];
     load_tile(in, n, tile, vector_ok, items);
-    // TODO(step 4): sum this thread's items; reduce across the warp with __shfl_xor_sync
-    //               (d = 16, 8, 4, 2, 1: afterwards every lane holds the warp's total); lane 0
-    //               stores it in s_warp[warp]; barrier; thread 0 adds the warp totals and writes
-    //               tile_sums[tile].
+    // TODO(step 4): scan_tile_partials; finish_tile from 0 (the tile's local scan); store_tile;
+    //               then thread 0 writes the tile's total to tile_sums[tile] (tile_sums is
+    //               nullptr when there is a single tile: its local scan is the whole answer).
 }
 
-// tile_offsets: the exclusive scan of the tile totals, or nullptr when there is one tile.
-template <class T, bool kInclusive>
-__global__ void __launch_bounds__(kTileThreads) scan_tiles(const T* __restrict__ in, T* __restrict__ out, size_t n,
-                                                           const T* __restrict__ tile_offsets, bool vector_ok) {
-    __shared__ T s_warp[kWarpsPerTile];
-    // Tiles in reverse order: the last tiles reduce_tiles read are the likeliest still in L2.
-    const size_t tile = gridDim.x - 1 - blockIdx.x;
-    T items[kItemsPerThread];
-    load_tile(in, n, tile, vector_ok, items);
-    // TODO(step 4): scan_tile_partials, then finish_tile from this tile's offset (0 with no
-    //               tile_offsets), then store_tile.
+// Pass 3 is a pure streaming pass, like a copy: one block per tile, each thread reading
+// kPropagateVecs 16-byte vectors, all of them before the first add, so that they are in flight
+// together. Tile 0 has nothing to add and is skipped. The tiles go last to first: pass 1 stored
+// them first to last, so the last ones are the likeliest to be still in L2.
+constexpr int kPropagateThreads = 256;
+constexpr int kPropagateVecs = (int)(kTileItems / 4 / kPropagateThreads);  // 4
+
+template <class T>
+__global__ void __launch_bounds__(kPropagateThreads)
+    add_tile_offsets(T* out, size_t n, const T* __restrict__ tile_offsets, bool vector_ok) {
+    using V = typename Vec4Of<T>::type;
+    const size_t tile = gridDim.x - blockIdx.x;  // gridDim.x == tiles - 1: tiles - 1 down to 1
+    const T offset = tile_offsets[tile];
+    T* tile_out = out + tile * kTileItems;
+    // TODO(step 4): a full tile with vector_ok: thread t loads the tile's vectors
+    //               v * kPropagateThreads + t, v < kPropagateVecs (reinterpret_cast to V*) into
+    //               registers, then adds offset to the 4 components of each and stores it back.
+    //               Otherwise (the last, partial tile, or a misaligned out) element by element,
+    //               up to n.
 }
 
 template <class T>
@@ -319,17 +326,65 @@ void scan_then_propagate(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
     const size_t tiles = (n + kTileItems - 1) / kTileItems;
     require(tiles <= INT_MAX, "run_scan_then_propagate", n, "more tiles than a grid holds");
-    // TODO(step 4): with more than one tile: allocate 2 * padded_tiles elements of scratch
-    //               (scratch_alloc<T>; padded to 64 elements, so that tile_offsets = scratch +
-    //               padded_tiles stays 16-byte aligned); pass 1 reduce_tiles into scratch; pass
-    //               2: scan_then_propagate(scratch, tile_offsets, tiles, ScanKind::exclusive).
-    //               Then (any number of tiles) pass 3, scan_tiles<T, true or false> over all
+    // TODO(step 4): with more than one tile, allocate 2 * padded_tiles elements of scratch
+    //               (scratch_alloc<T>; padded_tiles = tiles rounded up to a multiple of 64, so
+    //               that tile_offsets = tile_sums + padded_tiles stays 16-byte aligned). Pass 1:
+    //               scan_each_tile<T, true or false> over all tiles (tile_sums = nullptr for one
+    //               tile: then pass 1 is the whole scan). With more than one tile, pass 2:
+    //               scan_then_propagate(tile_sums, tile_offsets, tiles, ScanKind::exclusive); pass
+    //               3: add_tile_offsets, tiles - 1 blocks of kPropagateThreads. Vector accesses
+    //               only where aligned16() holds for the pointers involved. Check every launch;
+    //               free the scratch (scratch_free) at the end.
+}
+
+// ---- Step 5: reduce-then-scan: tile totals, scan of the totals, tiles scanned again ----------
+// Step 4 stores each tile's local scan only to read it back and add a number to it. Here pass 1
+// (reduce_tiles) reads the input and writes only one total per tile; pass 2 scans those totals
+// as in step 4, recursively; pass 3 (rescan_tiles) reads the input again and scans each tile
+// starting from its offset, storing the final values once. Memory traffic: read n (pass 1),
+// read n + write n (pass 3): 3n instead of 4n. Scanning a tile twice costs arithmetic, done in
+// registers, which is nearly free next to moving the tile through DRAM once more.
+template <class T>
+__global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict__ in, T* __restrict__ tile_sums,
+                                                             size_t n, bool vector_ok) {
+    __shared__ T s_warp[kWarpsPerTile];
+    const size_t tile = blockIdx.x;
+    T items[kItemsPerThread];
+    load_tile(in, n, tile, vector_ok, items);
+    // TODO(step 5): sum this thread's items; reduce across the warp with __shfl_xor_sync
+    //               (d = 16, 8, 4, 2, 1: afterwards every lane holds the warp's total); lane 0
+    //               stores it in s_warp[warp]; barrier; thread 0 adds the warp totals and writes
+    //               tile_sums[tile].
+}
+
+// tile_offsets: the exclusive scan of the tile totals, or nullptr when there is one tile.
+template <class T, bool kInclusive>
+__global__ void __launch_bounds__(kTileThreads) rescan_tiles(const T* __restrict__ in, T* __restrict__ out, size_t n,
+                                                             const T* __restrict__ tile_offsets, bool vector_ok) {
+    __shared__ T s_warp[kWarpsPerTile];
+    // Tiles in reverse order: the last tiles reduce_tiles read are the likeliest still in L2.
+    const size_t tile = gridDim.x - 1 - blockIdx.x;
+    T items[kItemsPerThread];
+    load_tile(in, n, tile, vector_ok, items);
+    // TODO(step 5): scan_tile_partials, then finish_tile from this tile's offset (0 with no
+    //               tile_offsets), then store_tile.
+}
+
+template <class T>
+void reduce_then_scan(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    require(tiles <= INT_MAX, "run_reduce_then_scan", n, "more tiles than a grid holds");
+    // TODO(step 5): with more than one tile: allocate 2 * padded_tiles elements of scratch, as
+    //               in step 4; pass 1 reduce_tiles into scratch; pass 2:
+    //               reduce_then_scan(scratch, tile_offsets, tiles, ScanKind::exclusive).
+    //               Then (any number of tiles) pass 3, rescan_tiles<T, true or false> over all
     //               tiles, with tile_offsets = nullptr for a single tile. Vector loads only if
     //               aligned16() holds for the pointers involved. Check every launch; free the
     //               scratch (scratch_free) at the end.
 }
 
-// ---- Step 5: single pass with decoupled look-back --------------------------------------------
+// ---- Step 6: single pass with decoupled look-back --------------------------------------------
 // Each tile publishes a status word: its flag and its value in ONE 64-bit word, written and read
 // with single 64-bit atomic accesses, so a reader can never see a flag with a stale value (with
 // two separate words it would need a release/acquire pair). Flags:
@@ -366,7 +421,7 @@ __device__ __forceinline__ unsigned long long read_status(unsigned long long* st
 // Run by one whole warp of tile `tile` (> 0). Returns the sum of all tiles before it.
 template <class T>
 __device__ T look_back(unsigned long long* status, unsigned tile) {
-    // TODO(step 5): a window of 32 predecessors at a time: lane l reads the status of tile
+    // TODO(step 6): a window of 32 predecessors at a time: lane l reads the status of tile
     //               (window_end - l), starting with window_end = tile - 1 (a lane past tile 0
     //               counts as "prefix 0"). Re-read until no lane sees kTileInvalid (__all_sync).
     //               prefix_lanes = __ballot_sync(flag == kTilePrefix); the lanes up to and
@@ -383,7 +438,7 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ unsigned s_tile;
     __shared__ T s_warp[kWarpsPerTile];
     __shared__ T s_prefix;
-    // TODO(step 5): thread 0 takes this block's tile number with atomicAdd(tile_counter, 1) and
+    // TODO(step 6): thread 0 takes this block's tile number with atomicAdd(tile_counter, 1) and
     //               shares it through s_tile (barrier). Load the tile, scan_tile_partials. Tile 0
     //               publishes kTilePrefix = its total and has prefix 0. Any other tile: thread 0
     //               publishes kTileAggregate at once; warp 0 runs look_back; thread 0 publishes
@@ -398,23 +453,23 @@ void decoupled_lookback(const T* in, T* out, size_t n, ScanKind kind) {
     require(tiles <= INT_MAX, "run_decoupled_lookback", n, "more tiles than a grid holds");
     // One status word per tile, then the tile counter, all zero before the launch.
     unsigned long long* status = scratch_alloc<unsigned long long>(tiles + 1);
-    // TODO(step 5): zero the status words and the counter (cudaMemsetAsync); the counter is the
+    // TODO(step 6): zero the status words and the counter (cudaMemsetAsync); the counter is the
     //               word after the last status, reinterpret_cast<unsigned*>(status + tiles).
     //               Launch scan_decoupled_lookback<T, true or false> with one block per tile
     //               (vector loads only if both pointers are aligned16); check the launch.
     scratch_free(status);
 }
 
-// ---- Step 6: stream compaction ---------------------------------------------------------------
+// ---- Step 7: stream compaction ---------------------------------------------------------------
 // keep[i] = 1 if element i stays. The exclusive scan of keep is, for each kept element, the
 // number of kept elements before it: its position in the output.
 __global__ void compact_flags(const int* in, int* keep, size_t n, int threshold) {
-    // TODO(step 6): keep[i] = in[i] > threshold ? 1 : 0 (size_t index, bounds check).
+    // TODO(step 7): keep[i] = in[i] > threshold ? 1 : 0 (size_t index, bounds check).
 }
 
 __global__ void compact_scatter(const int* in, const int* position, int* out, size_t n, int threshold,
                                 size_t* kept) {
-    // TODO(step 6): a kept element goes to out[position[i]]. The thread of the last element
+    // TODO(step 7): a kept element goes to out[position[i]]. The thread of the last element
     //               also writes the count: its position + (1 if it is kept).
 }
 
@@ -424,10 +479,10 @@ void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept)
         return;
     }
     require(n <= INT_MAX, "run_compact", n, "positions are ints");
-    // TODO(step 6): scratch for keep and position (n ints each); compact_flags; an exclusive
-    //               scan of keep into position with your scan_then_propagate (or
-    //               decoupled_lookback: any multi-block scan of step 3 or later); then
-    //               compact_scatter. 256 threads per block; check every launch; free the scratch.
+    // TODO(step 7): scratch for keep and position (n ints each); compact_flags; an exclusive
+    //               scan of keep into position with your reduce_then_scan (or any multi-block
+    //               scan of step 3 or later); then compact_scatter. 256 threads per block; check
+    //               every launch; free the scratch.
 }
 
 // ---- The interface: each scan for int and for float ------------------------------------------
@@ -442,6 +497,10 @@ void run_scan_then_propagate(const int* in, int* out, size_t n, ScanKind kind) {
 }
 void run_scan_then_propagate(const float* in, float* out, size_t n, ScanKind kind) {
     scan_then_propagate(in, out, n, kind);
+}
+void run_reduce_then_scan(const int* in, int* out, size_t n, ScanKind kind) { reduce_then_scan(in, out, n, kind); }
+void run_reduce_then_scan(const float* in, float* out, size_t n, ScanKind kind) {
+    reduce_then_scan(in, out, n, kind);
 }
 void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind) {
     decoupled_lookback(in, out, n, kind);

@@ -72,14 +72,14 @@ void expect_scans(IntScan run_int, FloatScan run_float, const std::vector<size_t
 
 // Resolve the overloads once.
 const IntScan naive_i = run_naive_block, blelloch_i = run_blelloch_block, levels_i = run_host_levels,
-              stp_i = run_scan_then_propagate, lookback_i = run_decoupled_lookback;
+              stp_i = run_scan_then_propagate, rts_i = run_reduce_then_scan, lookback_i = run_decoupled_lookback;
 const FloatScan naive_f = run_naive_block, blelloch_f = run_blelloch_block, levels_f = run_host_levels,
-                stp_f = run_scan_then_propagate, lookback_f = run_decoupled_lookback;
+                stp_f = run_scan_then_propagate, rts_f = run_reduce_then_scan, lookback_f = run_decoupled_lookback;
 
 const std::vector<size_t> kSizes = {0, 1, 2, 31, 1023, 1024, 1025, ((size_t)1 << 20) + 3};
 const std::vector<size_t> kLarge = {((size_t)1 << 25) + 1};
-// Around the tile of steps 4 and 5 (pass 2 of step 4 needs several tiles of its own only above
-// kTileItems^2, about 16.8 million elements: the (large) cases go there).
+// Around the tile of steps 4, 5 and 6 (pass 2 of steps 4 and 5 needs several tiles of its own
+// only above kTileItems^2, about 16.8 million elements: the (large) cases go there).
 const std::vector<size_t> kTileEdges = {kTileItems - 1, kTileItems, kTileItems + 1, 2 * kTileItems + 5,
                                         kTileItems * 33 + 4 * 7 + 1};
 
@@ -165,23 +165,40 @@ TEST_CASE("step 4 scan_then_propagate: n = 2^25+1, three levels of tiles (large)
 }
 
 // ---- step 5 ---------------------------------------------------------------------------------
-TEST_CASE("step 5 decoupled_lookback: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
+TEST_CASE("step 5 reduce_then_scan: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
+    expect_scans(rts_i, rts_f, kSizes);
+}
+TEST_CASE("step 5 reduce_then_scan: sizes around tile edges" * needs_gpu()) {
+    expect_scans(rts_i, rts_f, kTileEdges);
+}
+TEST_CASE("step 5 reduce_then_scan: pointers not 16-byte aligned" * needs_gpu()) {
+    for (ScanKind kind : kKinds) {
+        expect_int_scan(rts_i, 100003, kind, 5, 1);
+        expect_int_scan(rts_i, 3 * kTileItems, kind, 6, 3);
+    }
+}
+TEST_CASE("step 5 reduce_then_scan: n = 2^25+1, three levels of tiles (large)" * needs_gpu()) {
+    expect_scans(rts_i, rts_f, kLarge);
+}
+
+// ---- step 6 ---------------------------------------------------------------------------------
+TEST_CASE("step 6 decoupled_lookback: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
     expect_scans(lookback_i, lookback_f, kSizes);
 }
-TEST_CASE("step 5 decoupled_lookback: sizes around tile edges" * needs_gpu()) {
+TEST_CASE("step 6 decoupled_lookback: sizes around tile edges" * needs_gpu()) {
     expect_scans(lookback_i, lookback_f, kTileEdges);
 }
-TEST_CASE("step 5 decoupled_lookback: pointers not 16-byte aligned" * needs_gpu()) {
+TEST_CASE("step 6 decoupled_lookback: pointers not 16-byte aligned" * needs_gpu()) {
     for (ScanKind kind : kKinds) {
         expect_int_scan(lookback_i, 100003, kind, 5, 1);
         expect_int_scan(lookback_i, 3 * kTileItems, kind, 6, 3);
     }
 }
-TEST_CASE("step 5 decoupled_lookback: n = 2^25+1 (large)" * needs_gpu()) {
+TEST_CASE("step 6 decoupled_lookback: n = 2^25+1 (large)" * needs_gpu()) {
     expect_scans(lookback_i, lookback_f, kLarge);
 }
 // A look-back that reads a status before it is complete gives a wrong tile only now and then.
-TEST_CASE("step 5 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" * needs_gpu()) {
+TEST_CASE("step 6 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" * needs_gpu()) {
     const size_t n = ((size_t)1 << 22) + 5;
     const std::vector<int> x = random_ints(n, 77, -9, 9);
     const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
@@ -196,8 +213,8 @@ TEST_CASE("step 5 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" 
     CHECK(wrong == 0);
 }
 
-// ---- step 6 ---------------------------------------------------------------------------------
-TEST_CASE("step 6 compact: none, all and about half kept, n = 0, 1, 1025, 2^20+3" * needs_gpu()) {
+// ---- step 7 ---------------------------------------------------------------------------------
+TEST_CASE("step 7 compact: none, all and about half kept, n = 0, 1, 1025, 2^20+3" * needs_gpu()) {
     for (size_t n : {(size_t)0, (size_t)1, (size_t)1025, ((size_t)1 << 20) + 3}) {
         const std::vector<int> x = random_ints(n, n + 3, -1000, 1000);
         expect_compact(x, 1000);   // none
@@ -205,12 +222,12 @@ TEST_CASE("step 6 compact: none, all and about half kept, n = 0, 1, 1025, 2^20+3
         expect_compact(x, 0);      // about half
     }
 }
-TEST_CASE("step 6 compact: exactly every other element kept" * needs_gpu()) {
+TEST_CASE("step 7 compact: exactly every other element kept" * needs_gpu()) {
     std::vector<int> x(100003);
     for (size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? (int)i : -(int)i;
     expect_compact(x, 0);
 }
-TEST_CASE("step 6 compact: n = 2^25+1, about half kept (large)" * needs_gpu()) {
+TEST_CASE("step 7 compact: n = 2^25+1, about half kept (large)" * needs_gpu()) {
     expect_compact(random_ints(((size_t)1 << 25) + 1, 9, -1000, 1000), 0);
 }
 
@@ -245,8 +262,9 @@ TEST_CASE("host: check_float_scan accepts float rounding, rejects a lost element
 }
 
 TEST_CASE("host: every simulation in count.cpp computes the scan") {
-    auto sims = {simulate_serial, simulate_naive_block, simulate_blelloch_block, simulate_host_levels,
-                 simulate_scan_then_propagate, simulate_decoupled_lookback};
+    auto sims = {simulate_serial,      simulate_naive_block,         simulate_blelloch_block,
+                 simulate_host_levels, simulate_scan_then_propagate, simulate_reduce_then_scan,
+                 simulate_decoupled_lookback};
     for (size_t n : {(size_t)0, (size_t)1, (size_t)2, (size_t)31, (size_t)32, (size_t)33, (size_t)1025,
                      kTileItems + 1, 3 * kTileItems + 5}) {
         const std::vector<int> x = random_ints(n, n, -9, 9);
@@ -265,12 +283,14 @@ TEST_CASE("host: every simulation in count.cpp computes the scan") {
     }
 }
 
-TEST_CASE("host: the simulation of scan_then_propagate with three levels of tiles (large)") {
+TEST_CASE("host: the simulations of scan_then_propagate and reduce_then_scan, three levels of tiles (large)") {
     const size_t n = kTileItems * kTileItems + 5;
     const std::vector<int> x = random_ints(n, 4, -9, 9);
     const std::vector<long long> xl(x.begin(), x.end());
     const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
-    CHECK(simulate_scan_then_propagate(xl, ScanKind::inclusive).result == std::vector<long long>(ref.begin(), ref.end()));
+    const std::vector<long long> refl(ref.begin(), ref.end());
+    CHECK(simulate_scan_then_propagate(xl, ScanKind::inclusive).result == refl);
+    CHECK(simulate_reduce_then_scan(xl, ScanKind::inclusive).result == refl);
 }
 
 // The source material's question, and independent checks of the counts: the naive scan adds
@@ -294,7 +314,18 @@ TEST_CASE("host: counted additions: n = 32 gives 129 (naive) and 62 (work-effici
     }
     // The tiled scans do a few additions per element, whatever n.
     const std::vector<long long> big(1 << 20, 1);
-    const double per_element = (double)simulate_decoupled_lookback(big, ScanKind::inclusive).count.additions / big.size();
-    CHECK(per_element > 1.0);
-    CHECK(per_element < 5.0);
+    for (auto sim : {simulate_scan_then_propagate, simulate_reduce_then_scan, simulate_decoupled_lookback}) {
+        const double per_element = (double)sim(big, ScanKind::inclusive).count.additions / big.size();
+        CHECK(per_element > 1.0);
+        CHECK(per_element < 7.0);
+    }
+    // Step 4's pass 3 adds one offset to every element outside the first tile, on top of scanning
+    // each tile from 0 and scanning the totals; one tile is scanned without any pass 3.
+    const std::vector<long long> one_tile(kTileItems, 1), four_tiles(4 * kTileItems, 1), totals(4, kTileItems);
+    const uint64_t tile_alone = simulate_scan_then_propagate(one_tile, ScanKind::inclusive).count.additions;
+    const uint64_t totals_scan = simulate_scan_then_propagate(totals, ScanKind::exclusive).count.additions;
+    CHECK(simulate_scan_then_propagate(four_tiles, ScanKind::inclusive).count.additions ==
+          4 * tile_alone + totals_scan + 3 * kTileItems);
+    // scan_each_tile, scan_each_tile on the 4 totals (one tile: no recursion), add_tile_offsets
+    CHECK(simulate_scan_then_propagate(four_tiles, ScanKind::inclusive).count.launches == 3);
 }
