@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -319,8 +320,9 @@ int main(int argc, char** argv) {
     const bool have_pattern = given(argc, argv, "--pattern");
     if (have_pattern && pattern_arg.empty()) opts.fail("--pattern", "needs a file or a pattern name");
     if (given(argc, argv, "--at") && !have_pattern) opts.fail("--at", "places a --pattern; give one");
-    if (have_pattern && (given(argc, argv, "--density") || given(argc, argv, "--seed")))
-        opts.fail("--density", "--density and --seed make a random start; leave them out with --pattern");
+    for (const char* random_only : {"--density", "--seed"})
+        if (have_pattern && given(argc, argv, random_only))
+            opts.fail(random_only, "--density and --seed make a random start; leave them out with --pattern");
     if (given(argc, argv, "--frames") && frames_dir.empty()) opts.fail("--frames", "needs a folder");
     if (given(argc, argv, "--gif") && gif_path.empty()) opts.fail("--gif", "needs a file name");
 
@@ -342,6 +344,8 @@ int main(int argc, char** argv) {
                               p.height, px, py);
         } catch (const PatternError& e) {
             bad_input(opts.program(), e.what());
+        } catch (const std::bad_alloc&) {  // a header such as x = 500000, y = 500000
+            bad_input(opts.program(), pattern_arg + ": the pattern is too large to hold in memory");
         }
     }
 
