@@ -1,0 +1,184 @@
+// 04_naive_reduce/starter.cu: your file. Do the TODOs in order; after each step,
+// `make test-04` shows which steps pass and `make run-04` shows the program's output.
+//
+// Summing n floats: every result depends on every input, so threads must combine their work.
+// Five kernels, from "everyone adds into one place" to per-block summaries finished on the host.
+// Every kernel takes a grid of any size and any block size from 1 to 1024 (kMaxBlock).
+
+#include "naive_reduce.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cuda_check.h"
+
+// ---- Step 1: atomic_each ----------------------------------------------------------------------
+// The shortest correct kernel: every element goes straight into one float with atomicAdd. The
+// atomic makes each read-add-write indivisible, so no addition is lost, but additions to one
+// address are carried out one at a time: n steps, however many threads there are.
+__global__ void sum_atomic_each(const float* x, size_t n, float* sum) {
+    // TODO(step 1): grid-stride over the array (as in 02, step 3: start at the thread's global
+    //               index, advance by gridDim.x * blockDim.x, size_t indices) and atomicAdd
+    //               each element into *sum.
+}
+
+void run_atomic_each(const float* x, size_t n, float* sum, int block_size) {
+    // Atomics add to what is there: start from 0 (also the sum of nothing), in the same stream.
+    CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(float)));
+    if (n == 0) return;
+    // TODO(step 1): launch sum_atomic_each with reduce_blocks(n, block_size) blocks (a bounded
+    //               grid: see naive_reduce.h) of block_size threads, then CUDA_CHECK_LAUNCH().
+}
+
+// ---- Step 2: block_serial ---------------------------------------------------------------------
+// Threads of one block can share data through shared memory and wait for each other with
+// __syncthreads(); threads of different blocks cannot (not within a kernel). So each block
+// sums its own elements and writes one partial result; the host adds up the partials.
+
+// The sum of this thread's elements: i = global index, i + stride, i + 2 * stride, ... (0 for a
+// thread with none). Used by steps 2, 3 and 5.
+__device__ float thread_sum(const float* x, size_t n) {
+    // TODO(step 2): add up x[i] over this thread's grid-stride indices in a float register.
+    return 0.0f;
+}
+
+// Launched with blockDim.x floats of dynamic shared memory (the third <<<>>> argument), so the
+// array is as long as the block, whatever its size.
+__global__ void sum_block_serial(const float* x, size_t n, float* partials) {
+    // TODO(step 2): declare `extern __shared__ float values[];`, store thread_sum(x, n) in
+    //               values[threadIdx.x], then __syncthreads() (every thread must reach it:
+    //               never inside an if). Then thread 0 alone adds values[0 .. blockDim.x) one
+    //               after another and writes the total to partials[blockIdx.x].
+}
+
+void run_block_serial(const float* x, size_t n, float* partials, int block_size) {
+    if (n == 0) return;
+    sum_block_serial<<<reduce_blocks(n, block_size), block_size, block_size * sizeof(float)>>>(x, n, partials);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 3: block_tree -----------------------------------------------------------------------
+// Thread 0 of step 2 does blockDim.x - 1 additions while the others wait. A tree does the same
+// additions in ceil(log2(blockDim.x)) rounds: in each round the upper part of the values is
+// added onto the lower part, so the count of values left roughly halves.
+
+// Every thread of the block calls this with its value v and the block's shared array s (at
+// least blockDim.x floats); every thread gets the block's total. It contains barriers, so it
+// must be called by all threads of the block, or by none.
+__device__ float block_tree_sum(float v, float* s) {
+    // TODO(step 3): s[threadIdx.x] = v; __syncthreads(). Then, while more than one value is
+    //               left (`active`, starting at blockDim.x): half = (active + 1) / 2 (rounded up,
+    //               so an odd count works and any block size does), threads t < active - half do
+    //               s[t] += s[t + half]; __syncthreads() OUTSIDE the if; active = half.
+    //               Finally read s[0] into a register, __syncthreads() once more (so the caller
+    //               may reuse s at once), and return it.
+    return 0.0f;
+}
+
+__global__ void sum_block_tree(const float* x, size_t n, float* partials) {
+    // TODO(step 3): as step 2 (extern __shared__ values), but combine with block_tree_sum;
+    //               thread 0 writes partials[blockIdx.x].
+}
+
+void run_block_tree(const float* x, size_t n, float* partials, int block_size) {
+    if (n == 0) return;
+    sum_block_tree<<<reduce_blocks(n, block_size), block_size, block_size * sizeof(float)>>>(x, n, partials);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 4: stats ----------------------------------------------------------------------------
+// min, max, mean and variance in one pass. Each thread summarises its elements, the block
+// merges the summaries with the same tree as step 3, the host merges the blocks' summaries.
+
+// NaN-propagating min and max (fminf/fmaxf would drop a NaN): the same rule as the host's.
+__device__ float min_with_nan_d(float a, float b) { return (a < b || isnan(a)) ? a : b; }
+__device__ float max_with_nan_d(float a, float b) { return (a > b || isnan(a)) ? a : b; }
+
+__device__ Stats stats_empty() { return Stats{0ull, 0.0f, 0.0f, INFINITY, -INFINITY}; }
+__device__ Stats stats_of(float x) { return Stats{1ull, x, 0.0f, x, x}; }
+
+// The summary of a and b together. With na, nb the counts and delta the difference of the two
+// means (b.sum / nb - a.sum / na), the squared deviations of the union are
+//     m2 = a.m2 + b.m2 + delta^2 * na * nb / (na + nb)
+// (each part's deviations are measured from its own mean; the last term moves them to the
+// common mean). Counts and sums simply add; min and max with NaN passed through.
+__device__ Stats stats_merge(Stats a, Stats b) {
+    // TODO(step 4): return the other one if a or b is empty (count 0: its mean is 0 / 0), else
+    //               apply the formula above. Compute na * nb / (na + nb) as
+    //               (float)na * ((float)nb / (float)(na + nb)) so it cannot overflow.
+    return a;
+}
+
+// Launched with blockDim.x Stats of dynamic shared memory.
+__global__ void stats_blocks(const float* x, size_t n, Stats* partials) {
+    // TODO(step 4): declare `extern __shared__ Stats summaries[];`. Each thread starts from
+    //               stats_empty() and merges stats_of(x[i]) for each of its grid-stride
+    //               elements; then the block merges summaries[] with the tree of step 3 (same
+    //               rounds, same barriers, stats_merge instead of +), and thread 0 writes
+    //               summaries[0] to partials[blockIdx.x].
+}
+
+void run_stats(const float* x, size_t n, Stats* partials, int block_size) {
+    if (n == 0) return;
+    stats_blocks<<<reduce_blocks(n, block_size), block_size, block_size * sizeof(Stats)>>>(x, n, partials);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---- Step 5: rows_cols ------------------------------------------------------------------------
+// Two reductions of one row-major matrix, with two different mappings of threads to data.
+// Rows are contiguous: a block takes a row, its threads read neighbouring elements (coalesced)
+// and block_tree_sum combines them. Columns are strided: a thread takes a column and walks down
+// it; a warp's 32 threads then read 32 neighbouring elements of one row (coalesced again).
+
+// One block per row, the block striding over rows (gridDim.x may be smaller than rows).
+__global__ void sum_rows(const float* m, size_t rows, size_t cols, float* row_sums) {
+    // TODO(step 5): for r = blockIdx.x, r + gridDim.x, ... < rows: each thread adds elements
+    //               threadIdx.x, threadIdx.x + blockDim.x, ... of row r (m + r * cols), then
+    //               block_tree_sum (extern __shared__ float values[]); thread 0 writes
+    //               row_sums[r]. r is the same for the whole block, so every thread reaches the
+    //               barriers inside block_tree_sum equally often.
+}
+
+// x covers the columns (grid-stride), y cuts the rows into bands of `band` rows: the band's
+// column sum is added into col_sums (zeroed by the launcher) with one atomicAdd. Few atomics
+// per address, unlike step 1: rows / band of them for each column.
+__global__ void sum_cols(const float* m, size_t rows, size_t cols, size_t band, float* col_sums) {
+    // TODO(step 5): rows r0 = blockIdx.y * band up to min(rows, r0 + band); for each column
+    //               c = global x index, + gridDim.x * blockDim.x, ... < cols: add m[r * cols + c]
+    //               over the band's rows in a register, then atomicAdd it into col_sums[c].
+}
+
+// The total is a reduction of the row sums: ONE block, so thread_sum strides by blockDim.x.
+__global__ void sum_total(const float* row_sums, size_t rows, float* total) {
+    // TODO(step 5): block_tree_sum of thread_sum(row_sums, rows) (extern __shared__ float
+    //               values[]); thread 0 writes *total.
+}
+
+void run_rows_cols(const float* m, size_t rows, size_t cols, float* row_sums, float* col_sums,
+                   float* total, int block_size) {
+    if (rows == 0 || cols == 0) {  // sums over nothing are 0
+        if (rows) CUDA_CHECK(cudaMemsetAsync(row_sums, 0, rows * sizeof(float)));
+        if (cols) CUDA_CHECK(cudaMemsetAsync(col_sums, 0, cols * sizeof(float)));
+        CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(float)));
+        return;
+    }
+    const size_t shared = block_size * sizeof(float);
+    const unsigned row_blocks = (unsigned)std::min<size_t>(rows, wave_blocks(block_size));
+    sum_rows<<<row_blocks, block_size, shared>>>(m, rows, cols, row_sums);
+    CUDA_CHECK_LAUNCH();
+
+    // Enough bands that the grid still fills the GPU when the matrix has few columns. gridDim.y
+    // (and z) are limited to 65535 blocks; only x goes up to 2^31 - 1.
+    CUDA_CHECK(cudaMemsetAsync(col_sums, 0, cols * sizeof(float)));
+    const unsigned col_blocks = reduce_blocks(cols, block_size);
+    const size_t wave_threads = (size_t)wave_blocks(block_size) * block_size;
+    size_t bands = std::max<size_t>(1, wave_threads / ((size_t)col_blocks * block_size));
+    bands = std::min({bands, rows, (size_t)65535});
+    const size_t band = (rows + bands - 1) / bands;
+    bands = (rows + band - 1) / band;  // rounding up the band may leave the last ones empty
+    sum_cols<<<dim3(col_blocks, (unsigned)bands), block_size>>>(m, rows, cols, band, col_sums);
+    CUDA_CHECK_LAUNCH();
+
+    sum_total<<<1, block_size, shared>>>(row_sums, rows, total);
+    CUDA_CHECK_LAUNCH();
+}

@@ -1,0 +1,429 @@
+// 04_naive_reduce/tests.cpp: one group of test cases per step, named "step N kernel: ...".
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "naive_reduce.h"
+#include "testing.h"
+
+namespace {
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+enum class SumStep { atomic_each, block_serial, block_tree };
+
+// Runs one of steps 1-3 to the answer: the kernel, then (steps 2 and 3) the host's finish.
+float gpu_sum(SumStep step, const std::vector<float>& x, int block) {
+    const size_t n = x.size();
+    DeviceBuffer<float> d_x(x), d_sum(1), d_partials(std::max(1u, reduce_blocks(n, block)));
+    d_sum.poison();
+    d_partials.poison();
+    if (step == SumStep::atomic_each) {
+        run_atomic_each(d_x.get(), n, d_sum.get(), block);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        return d_sum.download()[0];
+    }
+    if (step == SumStep::block_serial) run_block_serial(d_x.get(), n, d_partials.get(), block);
+    else run_block_tree(d_x.get(), n, d_partials.get(), block);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> p = d_partials.download();
+    p.resize(reduce_blocks(n, block));  // n == 0: no partials at all
+    return finish_sum(p);
+}
+
+// Checks the GPU's sum against the double reference within sum_tolerance (naive_reduce.h).
+void expect_sum(SumStep step, const std::vector<float>& x, int block = 256) {
+    CAPTURE(x.size());
+    CAPTURE(block);
+    const SumReference ref = sum_reference(x);
+    const float got = gpu_sum(step, x, block);
+    const Tolerance tol = sum_tolerance(x.size(), ref);
+    INFO("got " << got << ", expected " << ref.sum << " within " << tol.atol);
+    CHECK(within(got, ref.sum, tol));
+}
+
+const size_t kSizes[] = {0, 1, 255, 256, 257, ((size_t)1 << 20) + 1};
+const int kBlocks[] = {32, 64, 128, 256, 512, 1024, 33, 96, 1000};
+
+void sizes(SumStep s) {
+    for (size_t n : kSizes) expect_sum(s, random_floats(n, n + 11, -1.0f, 1.0f));
+}
+void blocks(SumStep s) {
+    for (int b : kBlocks) expect_sum(s, random_floats(100003, b, -1.0f, 1.0f), b);
+}
+// Same sign everywhere (errors cannot cancel) and magnitudes far from 1.
+void magnitudes(SumStep s) {
+    const size_t big = ((size_t)1 << 20) + 1;
+    expect_sum(s, random_floats(100003, 21, -1.0f, 0.0f));
+    expect_sum(s, random_floats(big, 22, -1.0f, 0.0f));
+    expect_sum(s, random_floats(100003, 23, -1e30f, 1e30f));
+    expect_sum(s, random_floats(big, 24, 1e6f, 2e6f));
+    expect_sum(s, random_floats(big, 25, -1e-30f, 1e-30f));
+}
+// NaN + anything is NaN, so one NaN must reach the answer whichever thread adds it.
+void nan_input(SumStep s) {
+    const size_t n = 100003;
+    for (size_t at : {(size_t)0, n / 2, n - 1}) {
+        CAPTURE(at);
+        std::vector<float> x = random_floats(n, 31, -1.0f, 1.0f);
+        x[at] = kNaN;
+        CHECK(std::isnan(gpu_sum(s, x, 256)));
+    }
+}
+
+// ---- stats ----
+Summary gpu_stats(const std::vector<float>& x, int block) {
+    const size_t n = x.size();
+    DeviceBuffer<float> d_x(x);
+    DeviceBuffer<Stats> d_partials(std::max(1u, reduce_blocks(n, block)));
+    d_partials.poison();
+    run_stats(d_x.get(), n, d_partials.get(), block);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<Stats> p = d_partials.download();
+    p.resize(reduce_blocks(n, block));
+    return finish_stats(p);
+}
+
+void expect_stats(const std::vector<float>& x, int block = 256) {
+    CAPTURE(x.size());
+    CAPTURE(block);
+    const StatsReference ref = stats_reference(x);
+    const Summary got = gpu_stats(x, block);
+    CHECK(got.count == ref.exact.count);
+    INFO("mean: got " << got.mean << ", expected " << ref.exact.mean << " within " << mean_tolerance(ref).atol);
+    CHECK(within(got.mean, ref.exact.mean, mean_tolerance(ref)));
+    INFO("variance: got " << got.variance << ", expected " << ref.exact.variance << " within "
+                          << variance_tolerance(ref).atol);
+    CHECK(within(got.variance, ref.exact.variance, variance_tolerance(ref)));
+    CHECK(got.min == ref.exact.min);  // min and max are exact: they are inputs
+    CHECK(got.max == ref.exact.max);
+}
+
+// ---- rows_cols ----
+void expect_rows_cols(size_t rows, size_t cols, int block = 256, float lo = -1.0f, float hi = 1.0f,
+                      size_t nan_row = SIZE_MAX, size_t nan_col = SIZE_MAX) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    CAPTURE(block);
+    std::vector<float> m = random_floats(rows * cols, rows * 7 + cols, lo, hi);
+    if (nan_row < rows) m[nan_row * cols + nan_col] = kNaN;
+    DeviceBuffer<float> d_m(m), d_rows(rows), d_cols(cols), d_total(1);
+    d_rows.poison();
+    d_cols.poison();
+    d_total.poison();
+    run_rows_cols(d_m.get(), rows, cols, d_rows.get(), d_cols.get(), d_total.get(), block);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got_rows = d_rows.download(), got_cols = d_cols.download();
+    const float got_total = d_total.download()[0];
+    const RowsColsReference ref = rows_cols_reference(m, rows, cols);
+    if (nan_row < rows) {
+        // The NaN's row and column are NaN, and so is the total; the rest must still be right.
+        CHECK(std::isnan(got_rows[nan_row]));
+        CHECK(std::isnan(got_cols[nan_col]));
+        CHECK(std::isnan(got_total));
+        size_t bad = 0;
+        for (size_t r = 0; r < rows; ++r)
+            if (r != nan_row && !within(got_rows[r], ref.row_sums[r], float_sum_tolerance(cols, ref.row_abs[r]))) ++bad;
+        for (size_t c = 0; c < cols; ++c)
+            if (c != nan_col && !within(got_cols[c], ref.col_sums[c], float_sum_tolerance(rows, ref.col_abs[c]))) ++bad;
+        CHECK(bad == 0);
+        return;
+    }
+    INFO("row sums");
+    CHECK_MATCH(compare_sums(got_rows, ref.row_sums, ref.row_abs, cols));
+    INFO("column sums");
+    CHECK_MATCH(compare_sums(got_cols, ref.col_sums, ref.col_abs, rows));
+    INFO("total: got " << got_total << ", expected " << ref.total.sum);
+    CHECK(within(got_total, ref.total.sum, sum_tolerance(rows * cols, ref.total)));
+}
+
+}  // namespace
+
+// ---- step 1 ---------------------------------------------------------------------------------
+TEST_CASE("step 1 atomic_each: n = 0, 1, 255, 256, 257, 2^20+1" * needs_gpu()) { sizes(SumStep::atomic_each); }
+TEST_CASE("step 1 atomic_each: block sizes 32 to 1024, and 33, 96, 1000" * needs_gpu()) {
+    blocks(SumStep::atomic_each);
+}
+TEST_CASE("step 1 atomic_each: all-negative inputs and large and small magnitudes" * needs_gpu()) {
+    magnitudes(SumStep::atomic_each);
+}
+TEST_CASE("step 1 atomic_each: a NaN in the input gives NaN" * needs_gpu()) { nan_input(SumStep::atomic_each); }
+TEST_CASE("step 1 atomic_each: n = 2^25, mixed signs (large)" * needs_gpu()) {
+    expect_sum(SumStep::atomic_each, random_floats((size_t)1 << 25, 41, -1.0f, 1.0f));
+}
+// A serial float sum cannot pass 2^24 by adding ones: 2^24 + 1 rounds back to 2^24 (ties to
+// even). Every atomicAdd lands on the one running total, so this is exactly what step 1 returns,
+// in any order: the documented limit of the serial sum (see the README), not a tolerance issue.
+TEST_CASE("step 1 atomic_each: 2^25 ones stop at exactly 2^24, the serial float sum's limit (large)" *
+          needs_gpu()) {
+    CHECK(gpu_sum(SumStep::atomic_each, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
+}
+
+// ---- step 2 ---------------------------------------------------------------------------------
+TEST_CASE("step 2 block_serial: n = 0, 1, 255, 256, 257, 2^20+1" * needs_gpu()) { sizes(SumStep::block_serial); }
+TEST_CASE("step 2 block_serial: block sizes 32 to 1024, and 33, 96, 1000" * needs_gpu()) {
+    blocks(SumStep::block_serial);
+}
+TEST_CASE("step 2 block_serial: all-negative inputs and large and small magnitudes" * needs_gpu()) {
+    magnitudes(SumStep::block_serial);
+}
+TEST_CASE("step 2 block_serial: a NaN in the input gives NaN" * needs_gpu()) { nan_input(SumStep::block_serial); }
+TEST_CASE("step 2 block_serial: n = 2^25, mixed signs (large)" * needs_gpu()) {
+    expect_sum(SumStep::block_serial, random_floats((size_t)1 << 25, 42, -1.0f, 1.0f));
+}
+TEST_CASE("step 2 block_serial: 2^25 ones sum to exactly 2^25: no partial gets near 2^24 (large)" * needs_gpu()) {
+    CHECK(gpu_sum(SumStep::block_serial, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
+}
+
+// ---- step 3 ---------------------------------------------------------------------------------
+TEST_CASE("step 3 block_tree: n = 0, 1, 255, 256, 257, 2^20+1" * needs_gpu()) { sizes(SumStep::block_tree); }
+TEST_CASE("step 3 block_tree: block sizes 32 to 1024, and 33, 96, 1000 (not powers of two)" * needs_gpu()) {
+    blocks(SumStep::block_tree);
+}
+TEST_CASE("step 3 block_tree: block size 1 (no rounds at all)" * needs_gpu()) {
+    expect_sum(SumStep::block_tree, random_floats(1000, 5, -1.0f, 1.0f), 1);
+}
+TEST_CASE("step 3 block_tree: all-negative inputs and large and small magnitudes" * needs_gpu()) {
+    magnitudes(SumStep::block_tree);
+}
+TEST_CASE("step 3 block_tree: a NaN in the input gives NaN" * needs_gpu()) { nan_input(SumStep::block_tree); }
+TEST_CASE("step 3 block_tree: n = 2^25, mixed signs (large)" * needs_gpu()) {
+    expect_sum(SumStep::block_tree, random_floats((size_t)1 << 25, 43, -1.0f, 1.0f));
+}
+TEST_CASE("step 3 block_tree: 2^25 ones sum to exactly 2^25 (large)" * needs_gpu()) {
+    CHECK(gpu_sum(SumStep::block_tree, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
+}
+
+// ---- step 4 ---------------------------------------------------------------------------------
+TEST_CASE("step 4 stats: empty input: count 0, mean and variance NaN, min +inf, max -inf" * needs_gpu()) {
+    const Summary s = gpu_stats({}, 256);
+    CHECK(s.count == 0);
+    CHECK(std::isnan(s.mean));
+    CHECK(std::isnan(s.variance));
+    CHECK(s.min == kInf);
+    CHECK(s.max == -kInf);
+}
+TEST_CASE("step 4 stats: n = 1: mean is the value, variance 0" * needs_gpu()) {
+    const Summary s = gpu_stats({-2.75f}, 256);
+    CHECK(s.count == 1);
+    CHECK(s.mean == -2.75);
+    CHECK(s.variance == 0.0);
+    CHECK(s.min == -2.75f);
+    CHECK(s.max == -2.75f);
+}
+TEST_CASE("step 4 stats: n = 255, 256, 257, 2^20+1" * needs_gpu()) {
+    for (size_t n : kSizes)
+        if (n > 0) expect_stats(random_floats(n, n + 51, -1.0f, 1.0f));
+}
+TEST_CASE("step 4 stats: block sizes 32 to 1024, and 33, 96, 1000" * needs_gpu()) {
+    for (int b : kBlocks) expect_stats(random_floats(100003, b + 52, -1.0f, 1.0f), b);
+}
+// 0, 1, ..., 299 with blocks of 256: mean 149.5, variance (300^2 - 1) / 12. A halving average
+// (the source material's) would weigh the 44 values of the second block like the 256 of the first.
+TEST_CASE("step 4 stats: 0..299 in uneven blocks: mean 149.5, variance 7499.9166..." * needs_gpu()) {
+    std::vector<float> x(300);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = (float)i;
+    for (int b : {256, 128, 96, 1024}) {
+        CAPTURE(b);
+        const Summary s = gpu_stats(x, b);
+        CHECK(s.count == 300);
+        CHECK(s.mean == doctest::Approx(149.5).epsilon(1e-6));
+        CHECK(s.variance == doctest::Approx((300.0 * 300.0 - 1.0) / 12.0).epsilon(1e-5));
+        CHECK(s.min == 0.0f);
+        CHECK(s.max == 299.0f);
+    }
+}
+TEST_CASE("step 4 stats: constant input: mean exact, variance exactly 0" * needs_gpu()) {
+    const Summary s = gpu_stats(std::vector<float>(((size_t)1 << 20) + 1, 0.5f), 256);
+    CHECK(s.mean == 0.5);
+    CHECK(s.variance == 0.0);
+    CHECK(s.min == 0.5f);
+    CHECK(s.max == 0.5f);
+}
+TEST_CASE("step 4 stats: all-negative inputs, large magnitudes, values far from zero" * needs_gpu()) {
+    const size_t big = ((size_t)1 << 20) + 1;
+    expect_stats(random_floats(100003, 61, -1.0f, 0.0f));
+    expect_stats(random_floats(big, 62, -1e15f, 1e15f));
+    expect_stats(random_floats(big, 63, 1e6f, 2e6f));
+    expect_stats(random_floats(big, 64, 1000.0f, 1001.0f));
+}
+TEST_CASE("step 4 stats: min and max are exact, wherever they are" * needs_gpu()) {
+    const size_t n = 100003;
+    for (size_t at : {(size_t)0, (size_t)4097, n - 1}) {
+        CAPTURE(at);
+        std::vector<float> x = random_floats(n, 71, -1.0f, 1.0f);
+        x[at] = -3.1415927f;
+        x[n - 1 - at] = 2.7182817f;
+        const Summary s = gpu_stats(x, 256);
+        CHECK(s.min == -3.1415927f);
+        CHECK(s.max == 2.7182817f);
+    }
+}
+TEST_CASE("step 4 stats: a NaN in the input makes mean, variance, min and max NaN" * needs_gpu()) {
+    const size_t n = 100003;
+    for (size_t at : {(size_t)0, n / 2, n - 1}) {
+        CAPTURE(at);
+        std::vector<float> x = random_floats(n, 81, -1.0f, 1.0f);
+        x[at] = kNaN;
+        const Summary s = gpu_stats(x, 256);
+        CHECK(s.count == n);
+        CHECK(std::isnan(s.mean));
+        CHECK(std::isnan(s.variance));
+        CHECK(std::isnan(s.min));
+        CHECK(std::isnan(s.max));
+    }
+}
+TEST_CASE("step 4 stats: n = 2^25 (large)" * needs_gpu()) {
+    expect_stats(random_floats((size_t)1 << 25, 91, -1.0f, 1.0f));
+    expect_stats(random_floats((size_t)1 << 25, 92, 1e6f, 2e6f));
+}
+
+// ---- step 5 ---------------------------------------------------------------------------------
+TEST_CASE("step 5 rows_cols: shapes 1x1, 1xN, Nx1, 513x257 (N = 100003)" * needs_gpu()) {
+    expect_rows_cols(1, 1);
+    expect_rows_cols(1, 100003);
+    expect_rows_cols(100003, 1);
+    expect_rows_cols(513, 257);
+}
+TEST_CASE("step 5 rows_cols: shapes 1x(2^20+1), (2^20+1)x1, 3x100003, 100003x3 (large: slow under racecheck)" *
+          needs_gpu()) {
+    expect_rows_cols(1, ((size_t)1 << 20) + 1);
+    expect_rows_cols(((size_t)1 << 20) + 1, 1);
+    expect_rows_cols(3, 100003);
+    expect_rows_cols(100003, 3);
+}
+TEST_CASE("step 5 rows_cols: empty matrices 0x5 and 5x0 give zero sums" * needs_gpu()) {
+    for (auto [rows, cols] : {std::pair<size_t, size_t>{0, 5}, {5, 0}}) {
+        CAPTURE(rows);
+        CAPTURE(cols);
+        DeviceBuffer<float> d_rows(rows), d_cols(cols), d_total(1);
+        d_rows.poison();
+        d_cols.poison();
+        d_total.poison();
+        run_rows_cols(nullptr, rows, cols, d_rows.get(), d_cols.get(), d_total.get(), 256);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        for (float v : d_rows.download()) CHECK(v == 0.0f);
+        for (float v : d_cols.download()) CHECK(v == 0.0f);
+        CHECK(d_total.download()[0] == 0.0f);
+    }
+}
+TEST_CASE("step 5 rows_cols: block sizes 32 to 1024, and 33, 96, 1000, on 513x257" * needs_gpu()) {
+    for (int b : kBlocks) expect_rows_cols(513, 257, b);
+}
+TEST_CASE("step 5 rows_cols: all-negative inputs and large magnitudes" * needs_gpu()) {
+    expect_rows_cols(513, 257, 256, -1.0f, 0.0f);
+    expect_rows_cols(513, 257, 256, -1e30f, 1e30f);
+    expect_rows_cols(257, 513, 128, 1e6f, 2e6f);
+}
+TEST_CASE("step 5 rows_cols: a NaN makes its row, its column and the total NaN" * needs_gpu()) {
+    expect_rows_cols(513, 257, 256, -1.0f, 1.0f, 100, 200);
+    expect_rows_cols(513, 257, 256, -1.0f, 1.0f, 512, 0);
+}
+TEST_CASE("step 5 rows_cols: 8192 x 4096 = 2^25 elements (large)" * needs_gpu()) { expect_rows_cols(8192, 4096); }
+
+// ---- the library reference ---------------------------------------------------------------------
+TEST_CASE("library: cub::DeviceReduce::Sum agrees with the CPU" * needs_gpu()) {
+    for (size_t n : {(size_t)1, (size_t)100003, ((size_t)1 << 20) + 1}) {
+        CAPTURE(n);
+        const std::vector<float> x = random_floats(n, 3, -1.0f, 1.0f);
+        DeviceBuffer<float> d_x(x), d_sum(1);
+        DeviceBuffer<char> temp(std::max<size_t>(1, cub_sum_temp_bytes(n)));
+        d_sum.poison();
+        run_cub_sum(d_x.get(), n, d_sum.get(), temp.get(), temp.bytes());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const SumReference ref = sum_reference(x);
+        CHECK(within(d_sum.download()[0], ref.sum, sum_tolerance(n, ref)));
+    }
+}
+
+// ---- host -----------------------------------------------------------------------------------
+TEST_CASE("host: finish_sum adds the partials in double and rounds once") {
+    CHECK(finish_sum({}) == 0.0f);
+    CHECK(finish_sum({1e8f, 1.0f, -1e8f}) == 1.0f);  // in float, 1e8 + 1 is 1e8 and the 1 is lost
+    CHECK(finish_sum({16777216.0f, 1.0f, 1.0f}) == 16777218.0f);
+}
+TEST_CASE("host: finish_stats merges by count: {1, 2, 3} and {10} give mean 4, variance 12.5") {
+    // {count, sum, m2, min, max}; m2 of {1, 2, 3} around its mean 2 is 1 + 0 + 1.
+    const Summary s = finish_stats({Stats{3, 6.0f, 2.0f, 1.0f, 3.0f}, Stats{1, 10.0f, 0.0f, 10.0f, 10.0f}});
+    CHECK(s.count == 4);
+    CHECK(s.mean == doctest::Approx(4.0));  // halving the two averages would give (2 + 10) / 2 = 6
+    CHECK(s.variance == doctest::Approx(12.5));
+    CHECK(s.min == 1.0f);
+    CHECK(s.max == 10.0f);
+}
+TEST_CASE("host: finish_stats skips empty summaries; none at all is the empty input") {
+    const float inf = kInf;
+    const Summary one = finish_stats({Stats{0, 0, 0, inf, -inf}, Stats{1, 4.0f, 0.0f, 4.0f, 4.0f}});
+    CHECK(one.count == 1);
+    CHECK(one.mean == 4.0);
+    CHECK(one.variance == 0.0);
+    const Summary none = finish_stats({});
+    CHECK(none.count == 0);
+    CHECK(std::isnan(none.mean));
+    CHECK(std::isnan(none.variance));
+    CHECK(none.min == inf);
+    CHECK(none.max == -inf);
+}
+TEST_CASE("host: min_with_nan and max_with_nan pass a NaN through in either order") {
+    CHECK(std::isnan(min_with_nan(kNaN, 1.0f)));
+    CHECK(std::isnan(min_with_nan(1.0f, kNaN)));
+    CHECK(std::isnan(max_with_nan(kNaN, 1.0f)));
+    CHECK(std::isnan(max_with_nan(1.0f, kNaN)));
+    CHECK(min_with_nan(kInf, -2.0f) == -2.0f);
+    CHECK(max_with_nan(-kInf, -2.0f) == -2.0f);
+}
+TEST_CASE("host: the references: known sums, stats of 0..9, NaN and empty inputs") {
+    const SumReference r = sum_reference(std::vector<float>{1.0f, -2.0f, 3.5f});
+    CHECK(r.sum == 2.5);
+    CHECK(r.sum_abs == 6.5);
+    std::vector<float> x(10);
+    for (int i = 0; i < 10; ++i) x[i] = (float)i;
+    const StatsReference s = stats_reference(x);
+    CHECK(s.exact.mean == 4.5);
+    CHECK(s.exact.variance == doctest::Approx(8.25));  // (10^2 - 1) / 12
+    CHECK(s.exact.min == 0.0f);
+    CHECK(s.exact.max == 9.0f);
+    x[3] = kNaN;
+    const StatsReference bad = stats_reference(x);
+    CHECK(std::isnan(bad.exact.mean));
+    CHECK(std::isnan(bad.exact.min));
+    CHECK(std::isnan(bad.exact.max));
+    const StatsReference empty = stats_reference({});
+    CHECK(empty.exact.count == 0);
+    CHECK(std::isnan(empty.exact.mean));
+    CHECK(empty.exact.min == kInf);
+}
+TEST_CASE("host: tolerances grow with sqrt(n) and with the magnitudes, and reject NaN") {
+    SumReference a{0.0, 1000.0}, b{0.0, 4000.0};
+    CHECK(sum_tolerance(1 << 20, b).atol == doctest::Approx(4 * sum_tolerance(1 << 20, a).atol));
+    CHECK(sum_tolerance(4 << 20, a).atol == doctest::Approx(2 * sum_tolerance(1 << 20, a).atol).epsilon(1e-5));
+    CHECK_FALSE(within(kNaN, 0.0, sum_tolerance(10, a)));
+    // Values far from zero widen the variance's tolerance: the float mean is less exact there.
+    std::vector<float> near0 = random_floats(1000, 1, -0.5f, 0.5f), far(1000);
+    for (size_t i = 0; i < far.size(); ++i) far[i] = near0[i] + 1000.0f;
+    CHECK(variance_tolerance(stats_reference(far)).atol > 100 * variance_tolerance(stats_reference(near0)).atol);
+}
+TEST_CASE("host: rows_cols_reference of a 2x3 matrix") {
+    const RowsColsReference r = rows_cols_reference({1, 2, 3, 4, 5, 6}, 2, 3);
+    CHECK(r.row_sums == std::vector<double>{6, 15});
+    CHECK(r.col_sums == std::vector<double>{5, 7, 9});
+    CHECK(r.total.sum == 21);
+}
+TEST_CASE("host: make_values stays in its ranges") {
+    for (Values v : {Values::mixed, Values::positive, Values::negative, Values::ones, Values::large}) {
+        const std::vector<float> x = make_values(v, 10000, 5);
+        float lo = x[0], hi = x[0];
+        for (float f : x) {
+            lo = std::min(lo, f);
+            hi = std::max(hi, f);
+        }
+        CAPTURE(values_name(v));
+        if (v == Values::mixed) CHECK((lo >= -1.0f && hi < 1.0f && lo < 0.0f && hi > 0.0f));
+        if (v == Values::positive) CHECK((lo >= 0.0f && hi < 1.0f));
+        if (v == Values::negative) CHECK((lo >= -1.0f && hi < 0.0f));
+        if (v == Values::ones) CHECK((lo == 1.0f && hi == 1.0f));
+        if (v == Values::large) CHECK((lo >= -1e15f && hi < 1e15f && hi > 1e14f));
+    }
+}
