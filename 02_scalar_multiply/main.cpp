@@ -1,5 +1,6 @@
 // 02_scalar_multiply/main.cpp: runs each step on random data, checks it against the CPU
 // reference, and times it; --bench prints the benchmark table.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -33,7 +34,9 @@ static const Step kSteps[] = {
 static const int kStepCount = sizeof kSteps / sizeof kSteps[0];
 
 // Half an ulp of float, relative: the GPU's float product must round the exact one correctly.
-static const Tolerance kTol{0x1.0p-24, 0.0};
+// Plus half the smallest subnormal float, 2^-150, absolute: a product too small to be a normal
+// float (say --a 1e-40) is rounded to a multiple of 2^-149, where a relative bound cannot hold.
+static const Tolerance kTol{0x1.0p-24, 0x1.0p-150};
 
 static Comparison check(float a, const std::vector<float>& x, const DeviceBuffer<float>& out) {
     std::vector<double> ref(x.size());
@@ -57,6 +60,12 @@ static int run_steps(const std::string& which, size_t n, float a, int block, uin
         if (number == 1 && n > (size_t)dev.max_threads_per_block) {
             table.row({step, s.name, "-", "-",
                        strf("skipped: one block holds at most %d threads", dev.max_threads_per_block)});
+            continue;
+        }
+        // One thread per element: a grid has at most 2^31 - 1 blocks in x.
+        if (number == 2 && (n + block - 1) / block > (size_t)INT32_MAX) {
+            table.row({step, s.name, "-", "-",
+                       strf("skipped: needs more than 2^31 - 1 blocks of %d threads (use a larger --block)", block)});
             continue;
         }
         d_out.poison();
