@@ -183,14 +183,14 @@ int main(int argc, char** argv) {
         opts.fail("--block", "must be a power of two: 32, 64, 128, 256, 512 or 1024 (got " +
                                  std::to_string(block) + ")");
     if (bench && demo) opts.fail("--volatile-demo", "cannot be combined with --bench");
+    if (demo && block < 64) opts.fail("--block", "the old volatile tail needs at least 64 threads per block");
+    if (demo && n == 0) opts.fail("--n", "the demonstration needs at least one element");
 
     require_gpu(opts.program().c_str());
     require_block_size(opts, "--block", block);
     try {
         if (bench) return run_bench(block, seed);
         if (demo) {
-            if (block < 64) opts.fail("--block", "the old volatile tail needs at least 64 threads per block");
-            if (n == 0) opts.fail("--n", "the demonstration needs at least one element");
             require_fits_in_gpu(opts, "--n", 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
             return run_volatile_demo(n, block, seed);
         }
