@@ -45,6 +45,10 @@ SANITIZE_ARGS_05 := --n 100003
 SANITIZE_ARGS_06 := --n 100003
 SANITIZE_ARGS_07 := --n 100003
 SANITIZE_ARGS_08 := --m 67 --n 129 --k 33
+# Deliberately racy demos of the source material's mistakes: `make sanitize-NN` runs racecheck
+# on them too and requires that it REPORTS the race (they are outside the must-be-clean runs).
+SANITIZE_DEMO_05 := --volatile-demo --n 4096
+SANITIZE_DEMO_07 := --racy-demo
 
 # ---- Toolchain ------------------------------------------------------------------------------
 NVCC      ?= nvcc
@@ -153,7 +157,8 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	    echo "test-$(2): stopped after $(TEST_TIMEOUT) s: a kernel is probably stuck (a deadlock or an endless loop)"; fi; \
 	  exit $$$$rc
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests"
+	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
+	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
 endef
 
 $(BUILD)/common/test_main.o: common/test_main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)

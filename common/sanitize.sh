@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# sanitize.sh FOLDER "PROGRAM ARGS" TESTS: runs compute-sanitizer's four tools over a
-# solution's program and its tests (leaving out cases named "(large)"), failing on any report.
+# sanitize.sh FOLDER "PROGRAM ARGS" TESTS ["DEMO ARGS"]: runs compute-sanitizer's four tools over
+# a solution's program and its tests (leaving out cases named "(large)"), failing on any report.
+# DEMO, if given, is a deliberately racy demo: racecheck must report hazards in it.
 set -u
-ex=$1 program=$2 tests=$3
+ex=$1 program=$2 tests=$3 demo=${4:-}
 for d in "${CUDA_HOME:-/usr/local/cuda}/bin" "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer"; do [ -x "$d/compute-sanitizer" ] && PATH=$PATH:$d; done
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
   echo "sanitize $ex: compute-sanitizer is not on PATH (it comes with the CUDA Toolkit, in its bin/)"
@@ -33,4 +34,16 @@ for tool in memcheck racecheck synccheck initcheck; do
     fi
   done
 done
+if [ -n "$demo" ]; then
+  log=$logdir/racecheck-demo.log
+  # shellcheck disable=SC2086
+  compute-sanitizer --tool racecheck $demo >"$log" 2>&1
+  summary=$(grep -E '========= RACECHECK SUMMARY' "$log" | tail -n 1 | sed 's/^========= //')
+  if grep -qE 'RACECHECK SUMMARY: [1-9][0-9]* hazard' "$log"; then
+    printf 'sanitize %-20s %-9s %-7s caught, as it should be (%s)\n' "$ex" racecheck demo "$summary"
+  else
+    printf 'sanitize %-20s %-9s %-7s NOT caught: the deliberately racy demo shows no hazard (log %s)\n' "$ex" racecheck demo "$log"
+    status=1
+  fi
+fi
 exit $status
