@@ -170,7 +170,7 @@ static int run_steps(const std::string& which, size_t n, size_t rows, size_t col
     const SumReference ref = sum_reference(x);
     std::printf("CPU reference (double): sum %.9g; a float sum passes within 4 * 2^-24 * sqrt(n + 1) * sum|x| = %.3g\n\n",
                 ref.sum, sum_tolerance(n, ref).atol);
-    Work w(x, m, rows, cols, block);
+    Work w(x, m, want_matrix ? rows : 0, want_matrix ? cols : 0, block);  // no matrix buffers unless used
 
     Table table({"step", "kernel", "result", "time (ms)", "GB/s", "% of peak", "check"});
     std::vector<std::pair<std::string, std::string>> order = {{"-", "cub"}};
@@ -329,11 +329,17 @@ int main(int argc, char** argv) {
                           : values_text == "large"    ? Values::large
                                                       : Values::mixed;
 
-    require_gpu(opts.program().c_str());
-    require_block_size(opts, "--block", block);
-    if (rows > max_dim / cols) opts.fail("--rows", "rows x cols is too large");
+    // Everything that needs no GPU is checked first, so bad input gets its own message anywhere.
+    if (rows > max_dim / cols) opts.fail("--rows", "rows x cols is too large (at most 2^40 elements)");
     if (demo == "barrier_in_if") {
         if (block & (block - 1)) opts.fail("--block", "the demo's tree needs a power of two");
+        // One block per `block` elements, and gridDim.x is at most 2^31 - 1.
+        if ((n + block - 1) / block > 2147483647u)
+            opts.fail("--n", "the demo launches one block per --block elements, at most 2^31 - 1 blocks");
+    }
+    require_gpu(opts.program().c_str());
+    require_block_size(opts, "--block", block);
+    if (demo == "barrier_in_if") {
         require_fits_in_gpu(opts, "--n", 8.0 * n);
         return run_demo(n, block);
     }

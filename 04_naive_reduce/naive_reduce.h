@@ -25,8 +25,10 @@ constexpr int kMaxBlock = 1024;
 
 // ---- The grid ---------------------------------------------------------------------------------
 // The kernels use grid-stride loops, so the grid need not grow with n: one "wave" of blocks,
-// enough threads to fill every SM once, covers any n. This is also the number of partial
-// results steps 2 to 4 write (fewer when n is small: every block gets at least one element).
+// enough threads to fill every SM once, covers any n. (Blocks of fewer than 64 threads hit the
+// limit of resident blocks per SM first, 32 on Hopper, so they take several waves: the grid
+// stays bounded all the same.) This is also the number of partial results steps 2 to 4 write
+// (fewer when n is small: every block gets at least one element).
 inline unsigned wave_blocks(int block_size) {
     static int sm_count = 0, threads_per_sm = 0;  // one device per program here: ask once
     if (sm_count == 0) {

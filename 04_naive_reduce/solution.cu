@@ -33,12 +33,15 @@ __global__ void sum_atomic_each(const float* x, size_t n, float* sum) {
 }
 
 void run_atomic_each(const float* x, size_t n, float* sum, int block_size) {
-    // Atomics add to what is there: start from 0 (also the sum of nothing), in the same stream.
+    // TODO(step 1): atomics add to what is there, so first zero *sum with
+    //               CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(float))) (asynchronous, in the
+    //               same stream as the kernel; 0 is also the sum of nothing, so do it even when
+    //               n == 0). Then, if n > 0, launch sum_atomic_each with reduce_blocks(n,
+    //               block_size) blocks (a bounded grid: see naive_reduce.h) of block_size
+    //               threads, and CUDA_CHECK_LAUNCH().
+    // BEGIN SOLUTION
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(float)));
     if (n == 0) return;
-    // TODO(step 1): launch sum_atomic_each with reduce_blocks(n, block_size) blocks (a bounded
-    //               grid: see naive_reduce.h) of block_size threads, then CUDA_CHECK_LAUNCH().
-    // BEGIN SOLUTION
     sum_atomic_each<<<reduce_blocks(n, block_size), block_size>>>(x, n, sum);
     CUDA_CHECK_LAUNCH();
     // END SOLUTION
