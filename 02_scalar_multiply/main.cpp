@@ -128,6 +128,8 @@ int main(int argc, char** argv) {
     uint64_t seed = opts.size("--seed", 1, 0);
     bool bench = opts.flag("--bench");
     opts.finish();
+    // Host: the input, the double-precision reference and the downloaded output.
+    if (!bench) require_fits_in_host(opts, "--n", 16.0 * n);
 
     require_gpu(opts.program().c_str());
     require_block_size(opts, "--block", block);

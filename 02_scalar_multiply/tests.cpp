@@ -33,6 +33,8 @@ void expect_scaled_huge(RunFn run) {
     const double need = 2.0 * n * sizeof(float);
     if (need > 0.9 * (double)free_gpu_bytes())
         SKIP_CASE("this GPU has too little free memory for 2 x 8.6 GB");
+    if (need > 0.8 * host_memory_bytes())
+        SKIP_CASE("this machine has too little host memory for 2 x 8.6 GB");
     std::vector<float> x = random_floats(n, 99, -10.0f, 10.0f);
     DeviceBuffer<float> d_x(x), d_out(n);
     d_out.poison();

@@ -337,6 +337,11 @@ int main(int argc, char** argv) {
         if ((n + block - 1) / block > 2147483647u)
             opts.fail("--n", "the demo launches one block per --block elements, at most 2^31 - 1 blocks");
     }
+    const bool want_matrix = kernel == "all" || kernel == "rows_cols";
+    // Host: the input and its copies for the references, and the matrix with its sums (a
+    // generous 16 bytes per element each).
+    if (!bench && demo != "barrier_in_if")
+        require_fits_in_host(opts, "--n", 16.0 * n + (want_matrix ? 16.0 * rows * cols : 0.0));
     require_gpu(opts.program().c_str());
     require_block_size(opts, "--block", block);
     if (demo == "barrier_in_if") {
@@ -347,7 +352,6 @@ int main(int argc, char** argv) {
         require_fits_in_gpu(opts, "--bench", 2 * 4.0 * ((size_t)1 << 25));
         return run_bench(block, seed);
     }
-    const bool want_matrix = kernel == "all" || kernel == "rows_cols";
     require_fits_in_gpu(opts, "--n", 4.0 * n + (want_matrix ? 4.0 * (rows * cols + rows + cols) : 0.0));
     return run_steps(kernel, n, rows, cols, block, values, seed);
 }

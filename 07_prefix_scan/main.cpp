@@ -322,17 +322,8 @@ static int run_bench(uint64_t seed) {
 }
 
 // run_steps keeps, at its peak, the int and float inputs, their first-n copies, one downloaded
-// output and its reference on the host: about 24 bytes per element (51 GB at 2^31 - 1). Say so
-// before starting instead of dying in std::bad_alloc. Needs no GPU, so it runs first.
-static void require_fits_in_host(const Options& opts, size_t n) {
-    const double bytes = 24.0 * n;
-    const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page_bytes <= 0) return;  // unknown: let the allocations decide
-    const double total = (double)pages * page_bytes;
-    if (bytes > 0.9 * total)
-        opts.fail("--n", strf("needs %.2f GB of host memory but this machine has %.2f GB in all", bytes / 1e9,
-                              total / 1e9));
-}
+// output and its reference on the host: about 24 bytes per element (51 GB at 2^31 - 1).
+static constexpr double kHostBytesPerElement = 24.0;
 
 int main(int argc, char** argv) {
     Options opts(argc, argv, kUsage);
@@ -346,7 +337,7 @@ int main(int argc, char** argv) {
     const bool racy = opts.flag("--racy-demo");
     opts.finish();
     if (bench && racy) opts.fail("--racy-demo", "cannot be combined with --bench");
-    if (!bench && !racy) require_fits_in_host(opts, n);
+    if (!bench && !racy) require_fits_in_host(opts, "--n", kHostBytesPerElement * n);
 
     require_gpu(opts.program().c_str());
     if (racy) return run_racy_demo(seed);

@@ -219,3 +219,15 @@ inline void require_fits_in_gpu(const Options& opts, const std::string& name, do
         opts.fail(name, msg);
     }
 }
+
+// The host side must fit too: the inputs, the downloaded outputs and the CPU reference live in
+// host memory. Say so before starting instead of dying in std::bad_alloc. Needs no GPU.
+inline void require_fits_in_host(const Options& opts, const std::string& name, double bytes) {
+    const double total = host_memory_bytes();
+    if (total > 0 && bytes > 0.9 * total) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "needs %.2f GB of host memory but this machine has %.2f GB in all",
+                      bytes / 1e9, total / 1e9);
+        opts.fail(name, msg);
+    }
+}
