@@ -1,63 +1,63 @@
 # Hands-on CUDA C++: every exercise is built, run and tested from here. `make help` lists it all.
 #
-# Each exercise folder NN_name/ holds: name.h (the interface), starter.cu (yours), solution.cu,
-# main.cpp (the program), tests.cpp (doctest tests), README.md, and sometimes support files
-# (any other .cu or .cpp is linked into both the program and the tests).
+# Each exercise folder NN_name/ holds: name.h (the interface and its steps), starter.cu (yours),
+# solution.cu, main.cpp (the program), tests.cpp (doctest tests), README.md, LECTURE.md, and
+# exercise.mk (its build settings). Any other .cu or .cpp in the folder is linked into both the
+# program and the tests. Adding an exercise is adding a folder: nothing here names one.
 # The .cu files are compiled by nvcc; main.cpp and tests.cpp by the host compiler.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 .SUFFIXES:
 .DELETE_ON_ERROR:
-.SECONDARY:
 
-EXERCISES := $(sort $(patsubst %/,%,$(wildcard 0[1-9]_*/)))
+EXERCISES := $(sort $(patsubst %/,%,$(wildcard 0[1-9]_*/ [1-9][0-9]_*/)))
 numbers    = $(foreach e,$(EXERCISES),$(firstword $(subst _, ,$(e))))
-folder_of  = $(filter $(1)_%,$(EXERCISES))
 name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 
 # ---- Options you may set on the command line ------------------------------------------------
-USE          ?= starter   # starter (your file) or solution (the reference)
-ARGS         ?=           # passed to the program (run, bench) or to doctest (test)
-ARCH         ?= auto      # auto, native, fat, or a target such as sm_89
-REQUIRE_GPU  ?= 0         # 1: a test that would be skipped for lack of a GPU fails instead
-TEST_TIMEOUT ?= 300       # seconds before a test program is stopped (a deadlocked kernel)
+# USE: starter (your file) or solution (the reference). ARGS: passed to the program (run,
+# bench) or to doctest (test); quotes group words, nothing else is special. ARCH: auto, native,
+# fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead.
+# TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel).
+USE          ?= starter
+ARGS         ?=
+ARCH         ?= auto
+REQUIRE_GPU  ?= 0
+TEST_TIMEOUT ?= 300
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
-V            ?= 0         # 1: show full compiler command lines
-override USE := $(strip $(USE))
-override ARCH := $(strip $(ARCH))
-override REQUIRE_GPU := $(strip $(REQUIRE_GPU))
-override TEST_TIMEOUT := $(strip $(TEST_TIMEOUT))
-override V := $(strip $(V))
-override JOBS := $(strip $(JOBS))
-export TEST_TIMEOUT
-export REQUIRE_GPU
+V            ?= 0
+export ARGS TEST_TIMEOUT REQUIRE_GPU
 
-# Per-exercise settings: extra libraries to link, and program arguments small enough to run
-# under compute-sanitizer, which is 10-100 times slower than the plain program.
-LIBS_03 := -lgif
-LIBS_08 := -lcublas
-SANITIZE_ARGS_01 :=
-SANITIZE_ARGS_02 := --n 100003
-SANITIZE_ARGS_03 := --size 67x45 --generations 20
-SANITIZE_ARGS_04 := --n 100003
-SANITIZE_ARGS_05 := --n 100003
-SANITIZE_ARGS_06 := --n 100003
-SANITIZE_ARGS_07 := --n 100003
-SANITIZE_ARGS_08 := --m 67 --n 129 --k 33
-# Deliberately racy demos of the source material's mistakes: `make sanitize-NN` runs racecheck
-# on them too and requires that it REPORTS the race (they are outside the must-be-clean runs).
-SANITIZE_DEMO_05 := --volatile-demo --n 4096
-SANITIZE_DEMO_07 := --racy-demo
+# One clear line for a bad setting, before anything is built.
+ifneq ($(filter-out starter solution,$(USE))$(if $(USE),,empty),)
+  $(error USE must be starter or solution (got '$(USE)'))
+endif
+ifneq ($(filter-out 0 1,$(REQUIRE_GPU))$(if $(REQUIRE_GPU),,empty),)
+  $(error REQUIRE_GPU must be 0 or 1 (got '$(REQUIRE_GPU)'))
+endif
+is_count = $(if $(and $(1),$(filter-out 0,$(1)),$(shell [[ '$(1)' =~ ^[0-9]{1,6}$$ ]] && echo y)),y)
+ifneq ($(call is_count,$(TEST_TIMEOUT)),y)
+  $(error TEST_TIMEOUT must be a whole number of seconds from 1 to 999999 (got '$(TEST_TIMEOUT)'))
+endif
+ifneq ($(call is_count,$(JOBS)),y)
+  $(error JOBS must be a whole number of parallel compiles, at least 1 (got '$(JOBS)'))
+endif
 
 # ---- Toolchain ------------------------------------------------------------------------------
 NVCC      ?= nvcc
 CXX       := g++
-CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+# The toolkit is the one nvcc belongs to, whatever CUDA_HOME says: headers and libraries for
+# the host compiler must come from the same toolkit as nvcc's.
+NVCC_PATH := $(shell command -v $(NVCC) 2>/dev/null)
+override CUDA_HOME := $(if $(NVCC_PATH),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC_PATH)))),$(CUDA_HOME))
+CUDA_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
 BUILD     := build
 # A local prefix for doctest and giflib on machines where they cannot be installed system-wide
 # (unpack the Debian packages there with dpkg -x): searched before the system directories.
-DEPS      := $(CURDIR)/.deps/usr
+# Relative, so that a checkout under a path with spaces builds; programs find its libraries
+# through an rpath relative to themselves ($ORIGIN is the program's folder, three levels down).
+DEPS      := .deps/usr
 DEPS_LIB  := $(DEPS)/lib/x86_64-linux-gnu
 
 HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
@@ -74,12 +74,15 @@ else
   ARCH_FLAGS := -arch=$(ARCH)
 endif
 
-INCLUDES  := -Icommon $(if $(wildcard $(DEPS)/include),-I$(DEPS)/include)
+INCLUDES  := -Icommon -Icommon/baselines $(if $(wildcard .deps/usr/include),-I$(DEPS)/include)
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) $(INCLUDES) -Xcompiler=-Wall,-Wextra,-Wno-unused-parameter -MMD -MP
 CXXFLAGS  := -std=c++17 -O2 -g -Wall -Wextra $(INCLUDES) -I$(CUDA_HOME)/include -MMD -MP
 # Starters declare variables that the TODOs will use: silence "declared/set but never used" there.
 STARTER_FLAGS := -diag-suppress=177,550 -Xcompiler=-Wno-unused-variable,-Wno-unused-but-set-variable
-LDFLAGS   := $(ARCH_FLAGS) $(if $(wildcard $(DEPS_LIB)),-L$(DEPS_LIB) -Xlinker -rpath=$(DEPS_LIB))
+LDFLAGS   := $(ARCH_FLAGS) -Xlinker -rpath=$(CUDA_LIB)
+# Exercise programs (build/NN_x/VARIANT/program) also look in .deps; written with $$$$ because
+# the exercise rules below are expanded twice (call, then eval) before the shell sees $ORIGIN.
+EX_LDFLAGS := $(LDFLAGS) $(if $(wildcard .deps/usr/lib/x86_64-linux-gnu),-L$(DEPS_LIB) -Xlinker -rpath='$$$$ORIGIN/../../../$(DEPS_LIB)')
 
 ifeq ($(V),1)
   Q :=
@@ -87,24 +90,54 @@ else
   Q := @
 endif
 
-# Rebuild everything when the compiler flags change (e.g. another ARCH).
-FLAGS_STAMP := $(BUILD)/flags.$(shell echo '$(NVCCFLAGS) $(STARTER_FLAGS) $(CXXFLAGS) $(LDFLAGS)' | cksum | cut -d' ' -f1)
+# Rebuild everything when the compiler flags change (another ARCH, another toolkit): the file
+# build/flags holds them and is rewritten, so made newer than every object, only when they differ.
+FLAGS_TEXT  := $(NVCC_PATH) $(NVCCFLAGS) $(STARTER_FLAGS) $(CXXFLAGS) $(LDFLAGS) $(DEPS_LIB)
+FLAGS_STAMP := $(BUILD)/flags
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+  $(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = '$(FLAGS_TEXT)' ] || printf '%s' '$(FLAGS_TEXT)' > $(FLAGS_STAMP); })
+else
+  # `make clean build-02` must not build while clean removes: run the goals one after another.
+  .NOTPARALLEL:
+endif
 $(FLAGS_STAMP):
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/flags.* && touch $@
+	@mkdir -p $(@D) && printf '%s' '$(FLAGS_TEXT)' > $@
 
 # doctest (every test program) and giflib (03's program) are checked, and installed if missing,
 # just before the first compile that needs them; `make run-01` needs neither.
 DEPS_STAMP := $(BUILD)/deps-doctest.ok
 $(BUILD)/deps-%.ok: common/setup_deps.sh
-	@mkdir -p $(BUILD) && bash common/setup_deps.sh $* && touch $@
+	@mkdir -p $(@D) && bash common/setup_deps.sh $* && touch $@
+
+# ---- Library baselines shared by exercises (common/baselines/) -----------------------------------
+$(BUILD)/common/baselines/%.o: common/baselines/%.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D); echo "  NVCC  $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BUILD)/common/baselines/%.o: common/baselines/%.cpp $(FLAGS_STAMP)
+	@mkdir -p $(@D); echo "  CXX   $<"
+	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
 
 # ---- Per-exercise rules -----------------------------------------------------------------------
 VARIANTS := solution starter pristine
 
+# $(1) folder, $(2) number: read the folder's exercise.mk into NN-prefixed variables.
+define LOAD_SETTINGS
+LIBS :=
+BASELINES :=
+SANITIZE_ARGS :=
+SANITIZE_DEMO :=
+-include $(1)/exercise.mk
+LIBS_$(2) := $$(LIBS)
+BASELINES_$(2) := $$(BASELINES)
+SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
+SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
+endef
+
 # $(1) folder, $(2) number, $(3) name
 define EXERCISE_RULES
 $(2)_SUPPORT := $(filter-out $(1)/starter.cu $(1)/solution.cu $(1)/main.cpp $(1)/tests.cpp,$(wildcard $(1)/*.cu $(1)/*.cpp))
-$(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT))
+$(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT)) \
+                    $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
 $(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok)
 
 $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
@@ -135,27 +168,26 @@ $(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP) $$($(2)_HOS
 
 $(BUILD)/$(1)/%/$(3): $(BUILD)/$(1)/%.o $(BUILD)/$(1)/main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
 $(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/test_main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
 
+# Objects make would otherwise treat as intermediate and delete after linking.
+KEEP += $(BUILD)/$(1)/pristine.cu $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v).o) $$($(2)_SUPPORT_OBJ)
 ALL_BINARIES += $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v)/$(3) $(BUILD)/$(1)/$(v)/tests)
 
 .PHONY: run-$(2) test-$(2) bench-$(2) sanitize-$(2) build-$(2)
 build-$(2): $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v)/$(3) $(BUILD)/$(1)/$(v)/tests)
 run-$(2): $(BUILD)/$(1)/$(USE)/$(3)
 	@echo "== $(1) ($(USE).cu) =="
-	@$$< $(ARGS)
+	@bash common/with_args.sh "$$<"
 bench-$(2): $(BUILD)/$(1)/$(USE)/$(3)
 	@echo "== $(1) benchmark ($(USE).cu) =="
-	@$$< --bench $(ARGS)
+	@bash common/with_args.sh "$$<" --bench
 test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
-	@timeout -k 5 $(TEST_TIMEOUT) $$< $(ARGS); rc=$$$$?; \
-	  if [ $$$$rc -eq 124 ] || [ $$$$rc -eq 137 ]; then \
-	    echo "test-$(2): stopped after $(TEST_TIMEOUT) s: a kernel is probably stuck (a deadlock or an endless loop)"; fi; \
-	  exit $$$$rc
+	@bash common/with_args.sh --timeout "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
 	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
@@ -179,10 +211,17 @@ $(BUILD)/common/tests: $(BUILD)/common/tests.o $(BUILD)/common/test_main.o $(COM
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(NVCC) $(LDFLAGS) $^ -o $@
 ALL_BINARIES := $(BUILD)/common/tests
+KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o
 
+$(foreach e,$(EXERCISES),$(eval $(call LOAD_SETTINGS,$(e),$(firstword $(subst _, ,$(e))))))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _, ,$(e))),$(call name_of,$(e)))))
+.SECONDARY: $(KEEP)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# A target for an exercise that does not exist gets the list of those that do.
+run-% test-% bench-% sanitize-% build-%:
+	@echo "make: there is no exercise '$*' (exercises: $(numbers))" >&2; exit 2
 
 # ---- Whole-course targets ---------------------------------------------------------------------
 .PHONY: help all check status sanitize doctor clean
@@ -198,7 +237,8 @@ status:
 	@bash common/status.sh $(EXERCISES)
 
 sanitize:
-	@failed=0; for n in $(numbers); do $(MAKE) --no-print-directory sanitize-$$n || failed=1; done; \
+	@bash common/sanitize.sh --need-gpu || exit 2; \
+	  failed=0; for n in $(numbers); do $(MAKE) --no-print-directory sanitize-$$n || failed=1; done; \
 	  if [ $$failed = 0 ]; then echo "sanitize: every solution is clean"; else echo "sanitize: FAILED (see above)"; exit 1; fi
 
 doctor:

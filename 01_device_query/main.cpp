@@ -10,7 +10,7 @@
 #include "compare.h"
 #include "device_query.h"
 #include "gpu.h"
-#include "options.h"
+#include "program.h"
 
 static const char* kUsage =
     "usage: device_query [options]      what each GPU is made of, and how fast it could go\n"

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 
+#include "steps.h"
+
 // Step 1: a single block, thread threadIdx.x handles element threadIdx.x. Needs n <= 1024
 // (the most threads one block may have).
 void run_one_block(float a, const float* x, float* out, size_t n);
@@ -24,6 +26,15 @@ void run_grid_stride(float a, const float* x, float* out, size_t n, int block_si
 // loop for the last n % 4 elements. Needs x and out 16-byte aligned (cudaMalloc's are); for
 // other pointers it falls back to step 3.
 void run_vectorized(float a, const float* x, float* out, size_t n, int block_size);
+
+// The steps, in order: the program, the tests and their summary all read this one list.
+using ScaleFn = void (*)(float a, const float* x, float* out, size_t n, int block_size);
+inline const Step<ScaleFn> kSteps[] = {
+    {1, "one_block", [](float a, const float* x, float* out, size_t n, int) { run_one_block(a, x, out, n); }},
+    {2, "many_blocks", run_many_blocks},
+    {3, "grid_stride", run_grid_stride},
+    {4, "vectorized", run_vectorized},
+};
 
 // The CPU reference. The product of two floats, computed in double, is exact; the GPU rounds
 // it to float, so each GPU result must lie within half a float ulp of this value.

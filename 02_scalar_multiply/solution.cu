@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "cuda_check.h"
+#include "launch.h"
 
 // ---- Step 1: one block ------------------------------------------------------------------------
 // A block is a group of up to 1024 threads that run on one SM. With a single block, a thread's
@@ -76,17 +77,12 @@ __global__ void scale_grid_stride(float a, const float* x, float* out, size_t n)
 
 void run_grid_stride(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;
-    int device = 0, sm_count = 0, blocks_per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    // How many blocks of this size one SM can hold at once, given the kernel's registers.
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, scale_grid_stride,
-                                                             block_size, 0));
-    // TODO(step 3): launch sm_count * blocks_per_sm blocks (one full wave), but never more
-    //               blocks than there are elements to cover; check the launch.
+    // The blocks of this size that fill every SM once, given the kernel's registers (launch.h).
+    const size_t one_wave = one_wave_blocks((const void*)scale_grid_stride, block_size);
+    // TODO(step 3): launch one full wave of blocks (one_wave), but never more blocks than there
+    //               are elements to cover; check the launch.
     // BEGIN SOLUTION
-    size_t needed = (n + block_size - 1) / block_size;
-    size_t one_wave = (size_t)sm_count * blocks_per_sm;
+    size_t needed = ceil_div(n, block_size);
     unsigned blocks = (unsigned)(needed < one_wave ? needed : one_wave);
     scale_grid_stride<<<blocks, block_size>>>(a, x, out, n);
     CUDA_CHECK_LAUNCH();
@@ -126,13 +122,8 @@ void run_vectorized(float a, const float* x, float* out, size_t n, int block_siz
         run_grid_stride(a, x, out, n, block_size);
         return;
     }
-    int device = 0, sm_count = 0, blocks_per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, scale_vectorized,
-                                                             block_size, 0));
-    size_t needed = (n / 4 + block_size - 1) / block_size;
-    size_t one_wave = (size_t)sm_count * blocks_per_sm;
+    const size_t one_wave = one_wave_blocks((const void*)scale_vectorized, block_size);
+    const size_t needed = ceil_div(n / 4, block_size);
     unsigned blocks = (unsigned)(needed == 0 ? 1 : needed < one_wave ? needed : one_wave);
     scale_vectorized<<<blocks, block_size>>>(a, x, out, n);
     CUDA_CHECK_LAUNCH();

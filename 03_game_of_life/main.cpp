@@ -17,7 +17,7 @@
 #include "compare.h"
 #include "game_of_life.h"
 #include "gpu.h"
-#include "options.h"
+#include "program.h"
 #include "patterns.h"
 #include "pictures.h"
 

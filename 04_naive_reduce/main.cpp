@@ -15,7 +15,7 @@
 #include "compare.h"
 #include "gpu.h"
 #include "naive_reduce.h"
-#include "options.h"
+#include "program.h"
 
 static const char* kUsage =
     "usage: naive_reduce [options]      sum (and statistics) of n floats, checked on the CPU\n"
@@ -93,13 +93,13 @@ struct Work {
 };
 
 // Checks whatever step k left in w against the references; returns "" when right.
-struct Check {
+struct StatsCheck {
     bool ok = false;
     std::string result, detail;
 };
 
-static Check check_sum(float got, const SumReference& ref, size_t n) {
-    Check c;
+static StatsCheck check_sum(float got, const SumReference& ref, size_t n) {
+    StatsCheck c;
     const Tolerance tol = sum_tolerance(n, ref);
     const double err = std::fabs((double)got - ref.sum);
     c.ok = within(got, ref.sum, tol);
@@ -108,7 +108,7 @@ static Check check_sum(float got, const SumReference& ref, size_t n) {
     return c;
 }
 
-static Check check_stats(const Summary& got, const StatsReference& ref, bool verbose) {
+static StatsCheck check_stats(const Summary& got, const StatsReference& ref, bool verbose) {
     const Summary& e = ref.exact;
     const Tolerance mt = mean_tolerance(ref), vt = variance_tolerance(ref);
     const bool count_ok = got.count == e.count;
@@ -116,7 +116,7 @@ static Check check_stats(const Summary& got, const StatsReference& ref, bool ver
     const bool var_ok = e.count == 0 ? std::isnan(got.variance) : within(got.variance, e.variance, vt);
     const bool min_ok = got.min == e.min || (std::isnan(got.min) && std::isnan(e.min));
     const bool max_ok = got.max == e.max || (std::isnan(got.max) && std::isnan(e.max));
-    Check c;
+    StatsCheck c;
     c.ok = count_ok && mean_ok && var_ok && min_ok && max_ok;
     c.result = strf("mean %.6g", got.mean);
     std::string bad;
@@ -141,11 +141,11 @@ static Check check_stats(const Summary& got, const StatsReference& ref, bool ver
     return c;
 }
 
-static Check check_rows_cols(Work& w, const RowsColsReference& ref) {
-    Check c;
+static StatsCheck check_rows_cols(Work& w, const RowsColsReference& ref) {
+    StatsCheck c;
     const Comparison rows = compare_sums(w.row_sums.download(), ref.row_sums, ref.row_abs, w.cols);
     const Comparison cols = compare_sums(w.col_sums.download(), ref.col_sums, ref.col_abs, w.rows);
-    const Check total = check_sum(w.sum_on_host("rows_cols"), ref.total, w.rows * w.cols);
+    const StatsCheck total = check_sum(w.sum_on_host("rows_cols"), ref.total, w.rows * w.cols);
     c.ok = rows.ok() && cols.ok() && total.ok;
     c.result = "total " + total.result;
     if (c.ok)
@@ -183,7 +183,7 @@ static int run_steps(const std::string& which, size_t n, size_t rows, size_t col
         w.poison();
         w.launch(k);
         CUDA_CHECK(cudaDeviceSynchronize());
-        Check c;
+        StatsCheck c;
         double bytes = 4.0 * n;
         if (k == "stats") {
             stats_got = w.stats_on_host();
@@ -239,7 +239,7 @@ static int run_bench(int block, uint64_t seed) {
             const Timing t = time_gpu([&] { w.launch(name); });
             const Timing full = time_gpu([&] { w.to_answer(name); });
             // Re-check after timing: a fast wrong kernel is not a result.
-            Check c = name == "stats" ? check_stats(w.stats_on_host(), sref, false)
+            StatsCheck c = name == "stats" ? check_stats(w.stats_on_host(), sref, false)
                       : name == "rows_cols" ? check_rows_cols(w, mref)
                                             : check_sum(w.sum_on_host(name), ref, n);
             if (name == "cub") cub_ms = t.median_ms;

@@ -11,15 +11,13 @@
 //   - indices into x are size_t: n may exceed 2^31.
 
 #include <cstdint>
-#include <map>
-#include <utility>
 
 #include "tree_reduce.h"
 
 #include "cuda_check.h"
+#include "launch.h"  // ceil_div, one_wave_blocks
 
 // ---- Plumbing (given) -------------------------------------------------------------------------
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 // The sum of no elements is 0: set *out without launching anything.
 static void write_zero(float* out) { CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float))); }
@@ -56,7 +54,7 @@ __global__ void reduce_interleaved_divergent(const float* __restrict__ x, size_t
     //               (outside the if!). Thread 0 writes buf[0] to partials[blockIdx.x].
 }
 
-void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_interleaved_divergent, block, block * sizeof(float), x, n, out, block,
                      s.partials);
 }
@@ -72,7 +70,7 @@ __global__ void reduce_interleaved_strided(const float* __restrict__ x, size_t n
     //               index < blockDim.x add buf[index + s] into buf[index]; barrier.
 }
 
-void run_interleaved_strided(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_interleaved_strided(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_interleaved_strided, block, block * sizeof(float), x, n, out, block,
                      s.partials);
 }
@@ -88,7 +86,7 @@ __global__ void reduce_sequential(const float* __restrict__ x, size_t n,
     //               tid < s add buf[tid + s] into buf[tid]; barrier.
 }
 
-void run_sequential(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_sequential(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_sequential, block, block * sizeof(float), x, n, out, block, s.partials);
 }
 
@@ -110,7 +108,7 @@ __global__ void reduce_first_add(const float* __restrict__ x, size_t n,
     // TODO(step 4): buf[tid] = load_pair(x, n); barrier; then the sequential tree of step 3.
 }
 
-void run_first_add(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_first_add(const float* x, size_t n, float* out, int block, ScratchView s) {
     // Each block now covers 2 * block elements.
     reduce_in_passes(reduce_first_add, 2 * (size_t)block, block * sizeof(float), x, n, out, block,
                      s.partials);
@@ -141,7 +139,7 @@ __global__ void reduce_unrolled_warp(const float* __restrict__ x, size_t n,
     //               thread 0 writes its result.
 }
 
-void run_unrolled_warp(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_unrolled_warp(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_unrolled_warp, 2 * (size_t)block, block * sizeof(float), x, n, out,
                      block, s.partials);
 }
@@ -172,7 +170,7 @@ __global__ void reduce_shuffle(const float* __restrict__ x, size_t n,
     // TODO(step 6): v = load_pair(x, n), then block_sum(v); thread 0 writes the result.
 }
 
-void run_shuffle(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_shuffle(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_shuffle, 2 * (size_t)block, 0, x, n, out, block, s.partials);
 }
 
@@ -203,21 +201,6 @@ __global__ void reduce_grid_stride_vec(const float* __restrict__ x, size_t n,
     // TODO(step 7): block_sum of thread_sum_vec; thread 0 writes it to partials[blockIdx.x].
 }
 
-// How many blocks of `kernel` fit on the whole GPU at once. Asking costs microseconds of host
-// time, as much as the whole kernel at small n (and the timer would count it), so ask once.
-static unsigned resident_blocks(const void* kernel, int block) {
-    static std::map<std::pair<const void*, int>, unsigned> known;
-    auto found = known.find({kernel, block});
-    if (found != known.end()) return found->second;
-    int device = 0, sm_count = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-    const unsigned blocks = (unsigned)(sm_count * (per_sm > 0 ? per_sm : 1));
-    known[{kernel, block}] = blocks;
-    return blocks;
-}
-
 // The grid for steps 7 and 8: one full wave (`wave` blocks resident at once on the whole GPU),
 // but no more blocks than give each thread one trip through the unrolled loop, and never more
 // than kMaxGridBlocks.
@@ -227,9 +210,9 @@ static unsigned grid_for(size_t n, int block, unsigned wave) {
     return 1;
 }
 
-void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ScratchView s) {
     if (n == 0) return write_zero(out);
-    const unsigned blocks = grid_for(n, block, resident_blocks((const void*)reduce_grid_stride_vec, block));
+    const unsigned blocks = grid_for(n, block, one_wave_blocks((const void*)reduce_grid_stride_vec, block));
     if (blocks == 1) {
         reduce_grid_stride_vec<<<1, block>>>(x, n, out);
         CUDA_CHECK_LAUNCH();
@@ -262,9 +245,9 @@ __global__ void reduce_one_pass(const float* __restrict__ x, size_t n, float* pa
     //               gridDim.x; block_sum; thread 0 writes *out and sets *counter = 0.
 }
 
-void run_one_pass(const float* x, size_t n, float* out, int block, ReduceScratch s) {
+void run_one_pass(const float* x, size_t n, float* out, int block, ScratchView s) {
     if (n == 0) return write_zero(out);
-    const unsigned blocks = grid_for(n, block, resident_blocks((const void*)reduce_one_pass, block));
+    const unsigned blocks = grid_for(n, block, one_wave_blocks((const void*)reduce_one_pass, block));
     reduce_one_pass<<<blocks, block>>>(x, n, s.partials, s.counter, out);
     CUDA_CHECK_LAUNCH();
 }

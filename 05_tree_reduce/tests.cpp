@@ -1,4 +1,5 @@
-// 05_tree_reduce/tests.cpp: one group of test cases per step, named "step N kernel: ...".
+// 05_tree_reduce/tests.cpp: the cases every step must pass, registered once for all (STEP_CASES),
+// then the cases of the steps that have something more to get wrong.
 //
 // Two kinds of input, two kinds of check:
 //   - whole numbers from -8 to 8 (never 0): every partial sum is a whole number far below 2^24,
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cub_sum.h"
 #include "testing.h"
 #include "tree_reduce.h"
 
@@ -24,7 +26,7 @@ float gpu_sum(ReduceFn run, const std::vector<float>& x, int block, size_t offse
     d_x.poison();
     if (n > 0)
         CUDA_CHECK(cudaMemcpy(d_x.get() + offset, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    ReduceWorkspace ws(n, block);
+    ScratchBuffers ws(n, block);
     DeviceBuffer<float> out(1);
     out.poison();
     run(d_x.get() + offset, n, out.get(), block, ws.view());
@@ -63,21 +65,6 @@ const std::vector<float>& big_input() {
     return x;
 }
 
-void check_sizes(ReduceFn run) {
-    for (size_t n : kSizes) expect_exact(run, n, 256, n + 11);
-}
-void check_mixed_signs(ReduceFn run) {
-    for (size_t n : {(size_t)1, (size_t)33, (size_t)1025, (size_t)100003}) {
-        expect_close(run, n, 256, n + 5, -1.0f, 1.0f);
-        expect_close(run, n, 256, n + 6, -3.0f, 1.0f);
-        expect_close(run, n, 256, n + 7, -1e3f, 2e3f);
-    }
-}
-void check_blocks(ReduceFn run) {
-    for (int b : kBlocks)
-        for (size_t n : {(size_t)b - 1, (size_t)b + 1, (size_t)2 * b + 1, (size_t)100003})
-            expect_exact(run, n, b, n + b);
-}
 void check_large(ReduceFn run) {
     const std::vector<float>& x = big_input();
     const double ref = sum_reference(x.data(), x.size()).sum;
@@ -87,127 +74,71 @@ void check_large(ReduceFn run) {
     expect_close(run, ((size_t)1 << 25) - 1, 512, 77, -1.0f, 3.0f);
 }
 
+// Past 2^32 elements a 32-bit index wraps even unsigned, and so does a size_t cast made after
+// the multiplication (blockIdx.x * blockDim.x overflows first). The input (17 GB of whole
+// numbers) is made and uploaded once and shared by every step's case.
+void check_huge(ReduceFn run) {
+    const size_t n = ((size_t)1 << 32) + 5;
+    const double bytes = 4.0 * n;
+    static const bool fits = 1.15 * bytes < (double)free_gpu_bytes() && 2.5 * bytes < host_memory_bytes();
+    if (!fits) SKIP_CASE("needs 17.2 GB of GPU memory and of host memory for 2^32 + 5 floats");
+    static double ref = 0;
+    static DeviceBuffer<float> d_x;
+    if (d_x.size() == 0) {
+        std::vector<float> x = random_whole_floats(n, 4242);
+        ref = sum_reference(x.data(), n).sum;
+        d_x = DeviceBuffer<float>(x);
+    }
+    ScratchBuffers scratch(n, 256);
+    DeviceBuffer<float> out(1);
+    out.poison();
+    run(d_x.get(), n, out.get(), 256, scratch.view());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const float got = out.download()[0];
+    INFO("GPU " << got << ", exact sum " << ref);
+    CHECK((double)got == ref);
+}
+
 }  // namespace
 
-// ---- step 1 ---------------------------------------------------------------------------------
-TEST_CASE("step 1 interleaved_divergent: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_interleaved_divergent);
-}
-TEST_CASE("step 1 interleaved_divergent: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_interleaved_divergent);
-}
-TEST_CASE("step 1 interleaved_divergent: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_interleaved_divergent);
-}
-TEST_CASE("step 1 interleaved_divergent: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_interleaved_divergent);
-}
+DECLARE_STEPS(kSteps);
 
-// ---- step 2 ---------------------------------------------------------------------------------
-TEST_CASE("step 2 interleaved_strided: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_interleaved_strided);
-}
-TEST_CASE("step 2 interleaved_strided: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_interleaved_strided);
-}
-TEST_CASE("step 2 interleaved_strided: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_interleaved_strided);
-}
-TEST_CASE("step 2 interleaved_strided: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_interleaved_strided);
-}
+// ---- every step -----------------------------------------------------------------------------
+STEP_CASES(kSteps, "n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact", [](const auto& step) {
+    for (size_t n : kSizes) expect_exact(step.run, n, 256, n + 11);
+});
+STEP_CASES(kSteps, "mixed-sign random floats, within tolerance", [](const auto& step) {
+    for (size_t n : {(size_t)1, (size_t)33, (size_t)1025, (size_t)100003}) {
+        expect_close(step.run, n, 256, n + 5, -1.0f, 1.0f);
+        expect_close(step.run, n, 256, n + 6, -3.0f, 1.0f);
+        expect_close(step.run, n, 256, n + 7, -1e3f, 2e3f);
+    }
+});
+STEP_CASES(kSteps, "block sizes 32 to 1024", [](const auto& step) {
+    for (int b : kBlocks)
+        for (size_t n : {(size_t)b - 1, (size_t)b + 1, (size_t)2 * b + 1, (size_t)100003})
+            expect_exact(step.run, n, b, n + b);
+});
+STEP_CASES(kSteps, "n = 2^25 (large)", [](const auto& step) { check_large(step.run); });
+STEP_CASES(kSteps, "n = 2^32 + 5, size_t indexing past 4G elements (large)",
+           [](const auto& step) { check_huge(step.run); });
 
-// ---- step 3 ---------------------------------------------------------------------------------
-TEST_CASE("step 3 sequential: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_sequential);
-}
-TEST_CASE("step 3 sequential: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_sequential);
-}
-TEST_CASE("step 3 sequential: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_sequential);
-}
-TEST_CASE("step 3 sequential: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_sequential);
-}
-
-// ---- step 4 ---------------------------------------------------------------------------------
-TEST_CASE("step 4 first_add: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_first_add);
-}
-TEST_CASE("step 4 first_add: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_first_add);
-}
-TEST_CASE("step 4 first_add: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_first_add);
-}
+// ---- steps 4, 7 and 8: what only some steps can get wrong -------------------------------------
 TEST_CASE("step 4 first_add: n = 2 * block * k + r, the second load past the end" * needs_gpu()) {
     // The source material's version reads x[i + blockDim.x] unguarded: wrong (NaN here) for
     // every n that is not a multiple of 2 * blockDim.
     for (size_t r : {1, 100, 255, 256, 257, 511}) expect_exact(run_first_add, 3 * 512 + r, 256, r);
 }
-TEST_CASE("step 4 first_add: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_first_add);
-}
 
-// ---- step 5 ---------------------------------------------------------------------------------
-TEST_CASE("step 5 unrolled_warp: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_unrolled_warp);
-}
-TEST_CASE("step 5 unrolled_warp: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_unrolled_warp);
-}
-TEST_CASE("step 5 unrolled_warp: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_unrolled_warp);
-}
-TEST_CASE("step 5 unrolled_warp: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_unrolled_warp);
-}
 
-// ---- step 6 ---------------------------------------------------------------------------------
-TEST_CASE("step 6 shuffle: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_shuffle);
-}
-TEST_CASE("step 6 shuffle: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_shuffle);
-}
-TEST_CASE("step 6 shuffle: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_shuffle);
-}
-TEST_CASE("step 6 shuffle: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_shuffle);
-}
 
-// ---- step 7 ---------------------------------------------------------------------------------
-TEST_CASE("step 7 grid_stride_vec: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_grid_stride_vec);
-}
-TEST_CASE("step 7 grid_stride_vec: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_grid_stride_vec);
-}
-TEST_CASE("step 7 grid_stride_vec: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_grid_stride_vec);
-}
 TEST_CASE("step 7 grid_stride_vec: x starts 4, 8 or 12 bytes past a 16-byte boundary" * needs_gpu()) {
     // Sizes around the head (up to 3 floats), the float4 body and the tail (up to 3 floats).
     for (size_t offset : {1, 2, 3})
         for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 33, 1025, 100003, 1048579})
             expect_exact(run_grid_stride_vec, n, 256, 3 * n + offset, offset);
 }
-TEST_CASE("step 7 grid_stride_vec: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_grid_stride_vec);
-}
 
-// ---- step 8 ---------------------------------------------------------------------------------
-TEST_CASE("step 8 one_pass: n = 0, 1, 31, 32, 33, 1023, 1025, 2^20+3, exact" * needs_gpu()) {
-    check_sizes(run_one_pass);
-}
-TEST_CASE("step 8 one_pass: mixed-sign random floats, within tolerance" * needs_gpu()) {
-    check_mixed_signs(run_one_pass);
-}
-TEST_CASE("step 8 one_pass: block sizes 32 to 1024" * needs_gpu()) {
-    check_blocks(run_one_pass);
-}
 TEST_CASE("step 8 one_pass: x starts 4, 8 or 12 bytes past a 16-byte boundary" * needs_gpu()) {
     for (size_t offset : {1, 2, 3})
         for (size_t n : {1, 3, 5, 7, 1025, 1048579}) expect_exact(run_one_pass, n, 128, n + offset, offset);
@@ -219,7 +150,7 @@ TEST_CASE("step 8 one_pass: back-to-back calls reuse the counter, which ends at 
     std::vector<float> x = random_whole_floats(n, 8);
     const double ref = sum_reference(x.data(), n).sum;
     DeviceBuffer<float> d_x(x), out(1);
-    ReduceWorkspace ws(n, 256);
+    ScratchBuffers ws(n, 256);
     for (size_t m : {n, n / 3, n, (size_t)5000}) {
         CAPTURE(m);
         out.poison();
@@ -241,19 +172,16 @@ TEST_CASE("step 8 one_pass: the same input gives the same bits every time" * nee
         CHECK(std::memcmp(&again, &first, sizeof(float)) == 0);
     }
 }
-TEST_CASE("step 8 one_pass: n = 2^25 (large)" * needs_gpu()) {
-    check_large(run_one_pass);
-}
 
 // ---- the library baseline -------------------------------------------------------------------
 TEST_CASE("baseline cub: cub::DeviceReduce::Sum gives the exact sum" * needs_gpu()) {
-    for (size_t n : {(size_t)1, (size_t)1025, (size_t)1000003}) {
+    CubSum cub(1000003);
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)1025, (size_t)1000003}) {
         CAPTURE(n);
         std::vector<float> x = random_whole_floats(n, n);
         DeviceBuffer<float> d_x(x), out(1);
-        DeviceBuffer<char> temp(cub_sum_temp_bytes(n) + 1);
         out.poison();
-        run_cub_sum(d_x.get(), n, out.get(), temp.get(), temp.bytes());
+        cub.run(d_x.get(), n, out.get());
         CUDA_CHECK(cudaDeviceSynchronize());
         CHECK((double)out.download()[0] == sum_reference(x.data(), n).sum);
     }

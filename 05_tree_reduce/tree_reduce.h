@@ -15,11 +15,13 @@
 #include "buffer.h"
 #include "compare.h"
 #include "cuda_check.h"
+#include "steps.h"
 
-// Temporary device memory the launchers need. partials holds per-block sums between passes;
-// counter is the one-launch finish's count of finished blocks (step 8). It must be zero before
-// the first call, and every call of run_one_pass leaves it zero again.
-struct ReduceScratch {
+// Temporary device memory the launchers need, as they see it (pointers only; ScratchBuffers
+// below owns it). partials holds per-block sums between passes; counter is the one-launch
+// finish's count of finished blocks (step 8). It must be zero before the first call, and every
+// call of run_one_pass leaves it zero again.
+struct ScratchView {
     float* partials = nullptr;        // at least scratch_floats(n, block) floats
     unsigned int* counter = nullptr;  // one unsigned int
 };
@@ -48,57 +50,48 @@ inline size_t scratch_floats(size_t n, int block) {
 // Owns the scratch for up to n elements with `block` threads per block (host code only).
 // The partial sums start as NaN, so a pass that reads a sum nobody wrote shows up in the
 // result; the counter starts at zero, as step 8 requires.
-struct ReduceWorkspace {
+struct ScratchBuffers {
     DeviceBuffer<float> partials;
     DeviceBuffer<unsigned int> counter;
-    ReduceWorkspace(size_t n, int block) : partials(scratch_floats(n, block)), counter(1) {
+    ScratchBuffers(size_t n, int block) : partials(scratch_floats(n, block)), counter(1) {
         partials.poison();
         CUDA_CHECK(cudaMemset(counter.get(), 0, sizeof(unsigned int)));
     }
-    ReduceScratch view() const { return ReduceScratch{partials.get(), counter.get()}; }
+    ScratchView view() const { return ScratchView{partials.get(), counter.get()}; }
 };
 
 // ---- The ladder: one launcher per step --------------------------------------------------------
 // Step 1: tree in shared memory, the active threads are those with tid % (2 * stride) == 0.
-void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 2: the same tree, but thread tid works on element 2 * stride * tid (contiguous threads).
-void run_interleaved_strided(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_interleaved_strided(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 3: the stride halves from block / 2 to 1 and thread tid adds element tid + stride.
-void run_sequential(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_sequential(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 4: as step 3, but each thread adds two elements while loading (half as many blocks).
-void run_first_add(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_first_add(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 5: as step 4, with the last 32 values reduced by one warp without block barriers.
-void run_unrolled_warp(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_unrolled_warp(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 6: as step 4, with warp shuffles instead of a shared-memory tree.
-void run_shuffle(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_shuffle(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 7: a grid that fills the GPU once, 16-byte loads in a grid-stride loop, then a second
 // launch of one block over the per-block sums.
-void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 8: as step 7 in ONE launch: the last block to finish adds up the per-block sums.
-void run_one_pass(const float* x, size_t n, float* out, int block, ReduceScratch s);
+void run_one_pass(const float* x, size_t n, float* out, int block, ScratchView s);
 
-using ReduceFn = void (*)(const float*, size_t, float*, int, ReduceScratch);
-struct ReduceStep {
-    const char* name;
-    ReduceFn run;
+// The steps, in order: the program, the tests and their summary all read this one list.
+using ReduceFn = void (*)(const float*, size_t, float*, int, ScratchView);
+inline const Step<ReduceFn> kSteps[] = {
+    {1, "interleaved_divergent", run_interleaved_divergent},
+    {2, "interleaved_strided", run_interleaved_strided},
+    {3, "sequential", run_sequential},
+    {4, "first_add", run_first_add},
+    {5, "unrolled_warp", run_unrolled_warp},
+    {6, "shuffle", run_shuffle},
+    {7, "grid_stride_vec", run_grid_stride_vec},
+    {8, "one_pass", run_one_pass},
 };
-inline const ReduceStep kReduceSteps[] = {
-    {"interleaved_divergent", run_interleaved_divergent},
-    {"interleaved_strided", run_interleaved_strided},
-    {"sequential", run_sequential},
-    {"first_add", run_first_add},
-    {"unrolled_warp", run_unrolled_warp},
-    {"shuffle", run_shuffle},
-    {"grid_stride_vec", run_grid_stride_vec},
-    {"one_pass", run_one_pass},
-};
-constexpr int kStepCount = sizeof(kReduceSteps) / sizeof(kReduceSteps[0]);
-
-// ---- The library baseline (library.cu) ----------------------------------------------------
-// cub::DeviceReduce::Sum: how many bytes of temporary storage it wants for n floats, and the
-// call itself (asynchronous, like the launchers).
-size_t cub_sum_temp_bytes(size_t n);
-void run_cub_sum(const float* x, size_t n, float* out, void* temp, size_t temp_bytes);
+// The library baseline is CubSum (common/baselines/cub_sum.h).
 
 // ---- The source material's warp tail, for the demonstration only (legacy_tail.cu) --------
 // One pass of step 5 with the old `volatile` warp-synchronous tail: writes one sum per block

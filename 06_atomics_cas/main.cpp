@@ -11,7 +11,7 @@
 #include "buffer.h"
 #include "compare.h"
 #include "gpu.h"
-#include "options.h"
+#include "program.h"
 
 static const char* kUsage =
     "usage: atomics_cas [options]     n threads update the same memory: races, atomics, CAS, locks\n"

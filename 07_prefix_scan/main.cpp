@@ -12,7 +12,7 @@
 #include "buffer.h"
 #include "compare.h"
 #include "gpu.h"
-#include "options.h"
+#include "program.h"
 #include "prefix_scan.h"
 
 static const char* kUsage =

@@ -11,7 +11,7 @@
 #include "buffer.h"
 #include "compare.h"
 #include "gpu.h"
-#include "options.h"
+#include "program.h"
 #include "tiled_matmul.h"
 
 static const char* kUsage =

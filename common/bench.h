@@ -46,8 +46,7 @@ private:
 };
 
 struct Timing {
-    double median_ms = 0, min_ms = 0, max_ms = 0;
-    int repeats = 0;
+    double median_ms = 0;
 };
 
 struct BenchConfig {
@@ -87,9 +86,6 @@ inline Timing time_gpu(const std::function<void()>& run, BenchConfig cfg = {}) {
     }
     std::sort(ms.begin(), ms.end());
     Timing t;
-    t.repeats = cfg.repeats;
-    t.min_ms = ms.front();
-    t.max_ms = ms.back();
     size_t h = ms.size() / 2;
     t.median_ms = ms.size() % 2 ? ms[h] : 0.5 * (ms[h - 1] + ms[h]);
     return t;

@@ -1,11 +1,9 @@
 // buffer.h: device memory that frees itself (RAII), plus copies to and from host vectors.
 #pragma once
 
-#include <cstring>
 #include <utility>
 #include <vector>
 #include <cuda_runtime.h>
-#include <unistd.h>
 
 #include "cuda_check.h"
 
@@ -54,16 +52,3 @@ private:
     T* ptr_ = nullptr;
     size_t count_ = 0;
 };
-
-// Free and total device memory in bytes.
-inline size_t free_gpu_bytes() {
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    return free_b;
-}
-
-// Physical host memory in bytes (0 when the system does not say).
-inline double host_memory_bytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page_bytes > 0 ? (double)pages * page_bytes : 0.0;
-}

@@ -22,8 +22,11 @@ run_suite() {  # $1 binary, then its options; sets out, rc, p, f, s
   if [ -n "$line" ]; then
     read -r p f s < <(sed -E 's/^result: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/' <<<"$line")
   else
-    p=0 f=0 s=0
+    # no summary line: the program crashed, was stopped, or is not a course test program
+    p=0 f=1 s=0
+    out+=$'\n'"(no 'result:' line: the test program did not finish; exit code $rc)"
   fi
+  steps_line=$(grep -E '^steps: [0-9]+ of [0-9]+ passed' <<<"$out" | tail -n 1)
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed, timed out, or failed to start
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then out+=$'\n'"(stopped after ${timeout_s} s: a kernel is probably stuck)"; fi
 }
@@ -57,14 +60,22 @@ for ex in "$@"; do
   fi
   # 3. the untouched starter fails (only meaningful where the GPU cases ran); its "(large)"
   #    cases would only fail more slowly
+  #    and every one of its steps must fail: finishing a step turns exactly that step to ok
   run_suite "build/$ex/pristine/tests" '--test-case-exclude=*(large)*'
-  if grep -q '^note: GPU test cases are skipped' <<<"$out"; then
+  if ! grep -q '^result: ' <<<"$out"; then
+    problems+=("$ex: the tests of the untouched starter did not finish (exit code $rc): a crash is not an expected failure")
+    failed=$((failed + 1))
+    tail -n 20 <<<"$out"
+  elif grep -q '^note: GPU test cases are skipped' <<<"$out"; then
     printf '%-22s untouched starter: %d expected failures (GPU cases not run here)\n' "$ex" "$f"
   elif [ "$f" -eq 0 ]; then
     problems+=("$ex: the tests PASS against the untouched starter, so they cannot tell a finished exercise from an unfinished one")
     failed=$((failed + 1))
+  elif ! grep -qE '^steps: 0 of [0-9]+ passed' <<<"$steps_line"; then
+    problems+=("$ex: some steps pass against the untouched starter (${steps_line#steps: }): each step's tests must fail until its TODO is done")
+    failed=$((failed + 1))
   else
-    printf '%-22s untouched starter: %d expected failures\n' "$ex" "$f"
+    printf '%-22s untouched starter: %d expected failures, %s\n' "$ex" "$f" "${steps_line%% (*}"
   fi
 done
 

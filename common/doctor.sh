@@ -25,12 +25,18 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   drv_cuda=$(nvidia-smi 2>/dev/null | sed -nE 's/.*CUDA Version: *([0-9]+\.[0-9]+).*/\1/p' | head -n 1)
   echo "  driver $drv (runs CUDA up to ${drv_cuda:-?})"
   nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader | sed 's/^/  GPU /'
-  if [ -n "$nvcc_ver" ] && [ -n "$drv_cuda" ]; then
-    if [ "${nvcc_ver%%.*}" -gt "${drv_cuda%%.*}" ]; then
+  # Versions compare as major * 1000 + minor: 12.4 < 12.10 < 13.0.
+  as_number() { local v=$1; echo $(( ${v%%.*} * 1000 + ${v#*.} )); }
+  if [[ "$nvcc_ver" =~ ^[0-9]+\.[0-9]+$ ]] && [[ "$drv_cuda" =~ ^[0-9]+\.[0-9]+$ ]]; then
+    if [ "$(as_number "$nvcc_ver")" -gt "$(as_number "$drv_cuda")" ]; then
       warn "nvcc $nvcc_ver is newer than the driver supports (CUDA $drv_cuda): programs will fail with cudaErrorInsufficientDriver; update the driver or use an older toolkit"
     fi
   fi
   while read -r cc; do
+    if ! [[ "$cc" =~ ^[0-9]+\.[0-9]+$ ]]; then
+      warn "nvidia-smi reports no compute capability ('$cc'): an old nvidia-smi, or a GPU it cannot query"
+      continue
+    fi
     major=${cc%%.*}
     if [ "$major" -lt 7 ] || [ "$cc" = "7.0" ] || [ "$cc" = "7.2" ]; then
       warn "a GPU of compute capability $cc: CUDA 13 builds nothing older than 7.5 (Turing)"

@@ -13,19 +13,18 @@
 // usable GPU": programs say so in one line and exit with code 2; tests skip (testing.h).
 struct GpuPresence {
     bool usable = false;
-    int count = 0;
     std::string reason;  // empty when usable
 };
 
 inline GpuPresence probe_gpu() {
     GpuPresence p;
-    cudaError_t err = cudaGetDeviceCount(&p.count);
-    if (err == cudaSuccess && p.count > 0) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count > 0) {
         p.usable = true;
         return p;
     }
     cudaGetLastError();  // clear the sticky error so later calls start clean
-    p.count = 0;
     if (err == cudaErrorInsufficientDriver)
         p.reason = "no NVIDIA driver is loaded (or it is older than this CUDA runtime)";
     else if (err == cudaErrorNoDevice || err == cudaSuccess)
@@ -73,7 +72,6 @@ struct DeviceFacts {
     int sm_clock_khz = 0;
     int mem_clock_khz = 0;
     int mem_bus_bits = 0;
-    size_t l2_bytes = 0;
     double dram_gbs = 0;      // theoretical DRAM bandwidth, GB/s (1e9 bytes)
     double fp32_gflops = 0;   // theoretical FP32 peak (an FMA counts as 2 FLOP), GFLOP/s
 };
@@ -95,7 +93,6 @@ inline DeviceFacts device_facts(int device = 0) {
     f.sm_clock_khz = attr(cudaDevAttrClockRate);
     f.mem_clock_khz = attr(cudaDevAttrMemoryClockRate);
     f.mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
-    f.l2_bytes = (size_t)attr(cudaDevAttrL2CacheSize);
     // Double data rate: two transfers per memory clock, bus width in bits / 8 bytes each.
     f.dram_gbs = 2.0 * f.mem_clock_khz * 1e3 * (f.mem_bus_bits / 8.0) / 1e9;
     f.fp32_gflops =

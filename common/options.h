@@ -6,8 +6,11 @@
 //   opts.real("--density", 0.25, 0.0, 1.0)
 //   opts.choice("--kernel", "all", {"all", "one_block", ...})
 //   opts.flag("--bench")
+//   opts.text("--gif", "")           any non-empty text
+//   opts.given("--n")                was it typed at all
 //   opts.finish();                   rejects anything not asked for (typos)
 // Values may be written "--n 100" or "--n=100". "--help" prints the usage text and exits 0.
+// Parsing only: no CUDA here (program.h checks memory and the GPU).
 #pragma once
 
 #include <cerrno>
@@ -19,8 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "buffer.h"
-#include "cuda_check.h"
+#include "cuda_check.h"  // kExitBadInput
 
 // What a bad value raises when options_throw_for_tests() is set (common/tests.cpp uses it);
 // programs never set it, so for them a bad value prints one line and exits with code 2.
@@ -47,9 +49,14 @@ public:
             std::string a = argv[i];
             if (a == "--help" || a == "-h") {
                 std::printf("%s", usage_.c_str());
+                // A help text that could not be written (a full disk, a closed pipe) is an error.
+                if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+                    std::fprintf(stderr, "%s: error: could not write the help text\n", program_.c_str());
+                    std::exit(kExitBadInput);
+                }
                 std::exit(0);
             }
-            if (a.rfind("--", 0) != 0) bad_input(program_, "unexpected argument '" + a + "' (try --help)");
+            if (a.rfind("--", 0) != 0) bad_input(program_, "unexpected argument '" + printable(a) + "' (try --help)");
             Arg arg;
             size_t eq = a.find('=');
             if (eq != std::string::npos) {
@@ -71,7 +78,7 @@ public:
 
     bool flag(const std::string& name) {
         Arg* a = find(name);
-        if (a && a->has_value) fail(name, "takes no value (got '" + a->value + "')");
+        if (a && a->has_value) fail(name, "takes no value (got '" + printable(a->value) + "')");
         return a != nullptr;
     }
 
@@ -89,7 +96,7 @@ public:
         const std::string* v = value(name);
         if (!v) return def;
         bool negative = !v->empty() && (*v)[0] == '-';
-        size_t mag = parse_size(name, negative ? v->substr(1) : *v);
+        size_t mag = negative ? parse_digits(name, *v, v->substr(1)) : parse_size(name, *v);
         long long x = negative ? -(long long)std::min<size_t>(mag, (size_t)1 << 40)
                                : (long long)std::min<size_t>(mag, (size_t)1 << 40);
         if (x < min) fail(name, "must be at least " + std::to_string(min) + " (got " + *v + ")");
@@ -104,15 +111,24 @@ public:
         errno = 0;
         double x = std::strtod(v->c_str(), &end);
         if (v->empty() || *end != '\0' || errno == ERANGE || !std::isfinite(x))
-            fail(name, "'" + *v + "' is not a number");
+            fail(name, "'" + printable(*v) + "' is not a number");
         if (x < min || x > max)
             fail(name, "must be between " + fmt(min) + " and " + fmt(max) + " (got " + *v + ")");
         return x;
     }
 
+    // Any text but the empty one (an empty file name or pattern is always a mistake).
     std::string text(const std::string& name, const std::string& def) {
         const std::string* v = value(name);
+        if (v && v->empty()) fail(name, "needs a value (got an empty one)");
         return v ? *v : def;
+    }
+
+    // Was the option typed? (Does not count as reading it.)
+    bool given(const std::string& name) const {
+        for (const auto& a : args_)
+            if (a.name == name) return true;
+        return false;
     }
 
     std::string choice(const std::string& name, const std::string& def,
@@ -122,13 +138,13 @@ public:
             if (a == v) return v;
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(name, "unknown value '" + v + "' (choose one of: " + list + ")");
+        fail(name, "unknown value '" + printable(v) + "' (choose one of: " + list + ")");
     }
 
     // Call after reading every option: anything left over is a typo or an unknown option.
     void finish() const {
         for (const auto& a : args_)
-            if (!a.used) bad_input(program_, "unknown option '" + a.name + "' (try --help)");
+            if (!a.used) bad_input(program_, "unknown option '" + printable(a.name) + "' (try --help)");
     }
 
     [[noreturn]] void fail(const std::string& name, const std::string& problem) const {
@@ -166,8 +182,9 @@ private:
     }
     size_t parse_digits(const std::string& name, const std::string& whole, const std::string& s) {
         if (!all_digits(s)) {
-            if (!whole.empty() && whole[0] == '-') fail(name, "'" + whole + "' is negative");
-            fail(name, "'" + whole + "' is not a whole number");
+            if (whole.size() > 1 && whole[0] == '-' && all_digits(whole.substr(1)))
+                fail(name, "'" + whole + "' is negative");
+            fail(name, "'" + printable(whole) + "' is not a whole number");
         }
         errno = 0;
         unsigned long long x = std::strtoull(s.c_str(), nullptr, 10);
@@ -195,39 +212,25 @@ private:
         return buf;
     }
 
+public:
+    // Text safe to echo in one line: control bytes and non-ASCII bytes as \xNN, at most 60 chars.
+    static std::string printable(const std::string& s) {
+        std::string out;
+        for (unsigned char c : s) {
+            if (out.size() >= 60) return out + "...";
+            if (c >= 0x20 && c < 0x7f) {
+                out += (char)c;
+            } else {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\x%02X", c);
+                out += buf;
+            }
+        }
+        return out;
+    }
+
+private:
+
     std::string usage_, program_;
     std::vector<Arg> args_;
 };
-
-// A block size must fit the device (1024 threads on every GPU since 2010, but ask).
-inline void require_block_size(const Options& opts, const std::string& name, int block) {
-    int dev = 0, max_threads = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, dev));
-    if (block > max_threads)
-        opts.fail(name, std::to_string(block) + " threads per block is over this GPU's limit of " +
-                            std::to_string(max_threads));
-}
-
-// The buffers a size implies must fit in free GPU memory: say so before cudaMalloc fails.
-inline void require_fits_in_gpu(const Options& opts, const std::string& name, double bytes) {
-    size_t free_b = free_gpu_bytes();
-    if (bytes > 0.95 * (double)free_b) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "needs %.2f GB of GPU memory but only %.2f GB is free",
-                      bytes / 1e9, free_b / 1e9);
-        opts.fail(name, msg);
-    }
-}
-
-// The host side must fit too: the inputs, the downloaded outputs and the CPU reference live in
-// host memory. Say so before starting instead of dying in std::bad_alloc. Needs no GPU.
-inline void require_fits_in_host(const Options& opts, const std::string& name, double bytes) {
-    const double total = host_memory_bytes();
-    if (total > 0 && bytes > 0.9 * total) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "needs %.2f GB of host memory but this machine has %.2f GB in all",
-                      bytes / 1e9, total / 1e9);
-        opts.fail(name, msg);
-    }
-}

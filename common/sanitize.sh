@@ -2,13 +2,23 @@
 # sanitize.sh FOLDER "PROGRAM ARGS" TESTS ["DEMO ARGS"]: runs compute-sanitizer's four tools over
 # a solution's program and its tests (leaving out cases named "(large)"), failing on any report.
 # DEMO, if given, is a deliberately racy demo: racecheck must report hazards in it.
+# sanitize.sh --need-gpu: only checks that there is a GPU and compute-sanitizer (exit 2, one line).
 set -u
+toolkit=$(dirname "$(dirname "$(readlink -f "$(command -v "${NVCC:-nvcc}" 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")")
+for d in "$toolkit/bin" "$toolkit/compute-sanitizer"; do [ -x "$d/compute-sanitizer" ] && PATH=$PATH:$d; done
+need() {
+  if ! command -v compute-sanitizer >/dev/null 2>&1; then
+    echo "sanitize: compute-sanitizer is not on PATH (it comes with the CUDA Toolkit, in its bin/)"
+    exit 2
+  fi
+  if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "sanitize: no GPU here (nvidia-smi finds none): compute-sanitizer checks kernels as they run, so it needs one"
+    exit 2
+  fi
+}
+if [ "${1:-}" = --need-gpu ]; then need; exit 0; fi
 ex=$1 program=$2 tests=$3 demo=${4:-}
-for d in "${CUDA_HOME:-/usr/local/cuda}/bin" "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer"; do [ -x "$d/compute-sanitizer" ] && PATH=$PATH:$d; done
-if ! command -v compute-sanitizer >/dev/null 2>&1; then
-  echo "sanitize $ex: compute-sanitizer is not on PATH (it comes with the CUDA Toolkit, in its bin/)"
-  exit 1
-fi
+need
 logdir=build/$ex/sanitize
 mkdir -p "$logdir"
 status=0

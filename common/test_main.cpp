@@ -9,6 +9,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "testing.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -44,6 +46,52 @@ Tally& tally() {
     return t;
 }
 
+// The name filters given on the command line (-tc, -tce), so that a GPU case left out for lack
+// of a GPU counts as skipped only if the user's filters would have run it: a filter that
+// matches nothing must not pass as "0 passed, 0 failed, 20 skipped".
+struct NameFilters {
+    std::vector<std::string> include, exclude;
+    bool gpu_missing = false;
+
+    static bool wildcard(const char* p, const char* s) {  // doctest's: * and ?, any case
+        if (*p == '\0') return *s == '\0';
+        if (*p == '*') return wildcard(p + 1, s) || (*s && wildcard(p, s + 1));
+        return *s && (*p == '?' || std::tolower((unsigned char)*p) == std::tolower((unsigned char)*s)) &&
+               wildcard(p + 1, s + 1);
+    }
+    static bool any(const std::vector<std::string>& patterns, const char* name) {
+        for (const auto& p : patterns)
+            if (wildcard(p.c_str(), name)) return true;
+        return false;
+    }
+    bool would_run(const char* name) const {
+        return (include.empty() || any(include, name)) && !any(exclude, name);
+    }
+    void add(const std::string& arg) {
+        std::string name = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
+        if (name.rfind("dt-", 0) == 0) name = name.substr(3);
+        const size_t eq = name.find('=');
+        if (eq == std::string::npos) return;
+        std::vector<std::string>* list = nullptr;
+        const std::string key = name.substr(0, eq);
+        if (key == "tc" || key == "test-case") list = &include;
+        if (key == "tce" || key == "test-case-exclude") list = &exclude;
+        if (!list) return;
+        std::string values = name.substr(eq + 1);
+        for (size_t start = 0; start <= values.size();) {
+            size_t comma = values.find(',', start);
+            if (comma == std::string::npos) comma = values.size();
+            list->push_back(values.substr(start, comma - start));
+            start = comma + 1;
+        }
+    }
+};
+
+NameFilters& filters() {
+    static NameFilters f;
+    return f;
+}
+
 struct SummaryListener : doctest::IReporter {
     explicit SummaryListener(const doctest::ContextOptions&) {}
     std::string current;
@@ -67,6 +115,9 @@ struct SummaryListener : doctest::IReporter {
         }
     }
     void test_case_skipped(const doctest::TestCaseData& tc) override {
+        // Only GPU cases that the filters would have run are "skipped"; the rest were not asked for.
+        const NameFilters& f = filters();
+        if (!f.gpu_missing || std::string(tc.m_test_suite) != "gpu" || !f.would_run(tc.m_name)) return;
         Tally& t = tally();
         ++t.skipped;
         if (StepResult* s = t.step(tc.m_name)) ++s->skipped;
@@ -86,13 +137,49 @@ struct SummaryListener : doctest::IReporter {
 
 REGISTER_LISTENER("course_summary", 1, SummaryListener);
 
+// doctest ignores options it does not know, so a typo such as --test-cse=x would run every
+// case and pass. These are the names doctest 2.4 knows (long and short, without "dt-").
+bool is_doctest_option(std::string arg) {
+    static const char* known[] = {
+        "?", "help", "h", "version", "v", "count", "c", "list-test-cases", "ltc", "list-test-suites", "lts",
+        "list-reporters", "lr", "test-case", "tc", "test-case-exclude", "tce", "source-file", "sf",
+        "source-file-exclude", "sfe", "test-suite", "ts", "test-suite-exclude", "tse", "subcase", "sc",
+        "subcase-exclude", "sce", "reporters", "r", "out", "o", "order-by", "ob", "rand-seed", "rs", "first",
+        "f", "last", "l", "abort-after", "aa", "subcase-filter-levels", "scfl", "success", "s",
+        "case-sensitive", "cs", "exit", "e", "duration", "d", "minimal", "m", "quiet", "q", "no-throw", "nt",
+        "no-exitcode", "ne", "no-run", "nr", "no-intro", "ni", "no-version", "nv", "no-colors", "nc",
+        "force-colors", "fc", "no-breaks", "nb", "no-skip", "ns", "gnu-file-line", "gfl",
+        "no-path-filenames", "npf", "no-line-numbers", "nln", "no-debug-output", "ndo",
+        "no-skipped-summary", "nss", "no-time-in-output", "ntio"};
+    if (arg.rfind("-", 0) != 0) return false;
+    arg = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
+    if (arg.rfind("dt-", 0) == 0) arg = arg.substr(3);
+    arg = arg.substr(0, arg.find('='));
+    for (const char* k : known)
+        if (arg == k) return true;
+    return false;
+}
+
 int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        filters().add(argv[i]);
+        if (!is_doctest_option(argv[i])) {
+            std::printf("error: '%s' is not a test option (filters look like -tc=\"step 2*\"; --help lists them)\n",
+                        argv[i]);
+            return 2;
+        }
+    }
     doctest::Context context;
     context.setOption("no-path-filenames", true);
     context.applyCommandLine(argc, argv);
 
     const char* require = std::getenv("REQUIRE_GPU");
-    const bool require_gpu = require && std::string(require) == "1";
+    const std::string require_text = require ? require : "";
+    if (require_text != "" && require_text != "0" && require_text != "1") {
+        std::printf("error: REQUIRE_GPU must be 0 or 1 (got '%s')\n", require_text.c_str());
+        return 2;
+    }
+    const bool require_gpu = require_text == "1";
     GpuPresence gpu = probe_gpu();
     if (!gpu.usable) {
         if (require_gpu) {
@@ -101,6 +188,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         std::printf("note: GPU test cases are skipped: %s\n", gpu.reason.c_str());
+        filters().gpu_missing = true;
         context.addFilter("test-suite-exclude", "gpu");
     }
 
@@ -108,16 +196,26 @@ int main(int argc, char** argv) {
     if (context.shouldExit()) return rc;  // --help, --list-test-cases and the like
 
     const Tally& t = tally();
+    // The declared steps (DECLARE_STEPS, STEP_CASES), in order; steps only named by a case
+    // after them. A step none of whose cases ran reads "not run".
+    std::vector<std::string> steps = course_testing::declared_steps();
+    for (const auto& name : t.order)
+        if (std::find(steps.begin(), steps.end(), name) == steps.end()) steps.push_back(name);
     int steps_passed = 0;
     std::string detail;
-    for (const auto& name : t.order) {
-        const StepResult& s = t.steps.at(name);
+    for (const auto& name : steps) {
+        const auto found = t.steps.find(name);
+        const StepResult s = found == t.steps.end() ? StepResult{} : found->second;
         const char* state = s.failed ? "FAILED" : s.passed ? "ok" : "not run";
         if (s.failed == 0 && s.passed > 0) ++steps_passed;
         detail += (detail.empty() ? "" : "; ") + name + ": " + state;
     }
-    if (!t.order.empty())
-        std::printf("steps: %d of %zu passed (%s)\n", steps_passed, t.order.size(), detail.c_str());
+    if (!steps.empty())
+        std::printf("steps: %d of %zu passed (%s)\n", steps_passed, steps.size(), detail.c_str());
     std::printf("result: %d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
+    if (t.passed + t.failed + t.skipped == 0) {
+        std::printf("error: no test case matched the filters given (see --list-test-cases)\n");
+        return 2;
+    }
     return rc != 0 ? rc : (t.failed ? 1 : 0);
 }

@@ -1,0 +1,7 @@
+# 03_game_of_life: build settings read by the top Makefile (every line optional).
+#   LIBS           extra link flags
+#   BASELINES      library baselines linked in from common/baselines/
+#   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
+#   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
+LIBS          := -lgif
+SANITIZE_ARGS := --size 67x45 --generations 20

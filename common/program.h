@@ -1,0 +1,139 @@
+// program.h: what every exercise program shares: its usage text, the options every program
+// has (--kernel, --seed, --bench, --help), and the header of its benchmark.
+//
+//   Program p(argc, argv, {"out[i] = a * x[i] on the GPU, checked on the CPU",
+//                          "  --n N           elements (default 1000000)\n",
+//                          step_names(kSteps), {}, "the benchmark table (2^12 to 2^28 floats)"});
+//   size_t n = p.size("--n", 1000000);   // a Program is an Options
+//   p.finish();
+//   if (p.selected("vectorized")) ...
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "gpu.h"
+#include "memory.h"
+#include "options.h"
+#include "run_steps.h"
+
+struct ProgramSpec {
+    std::string synopsis;              // one line: what the program does
+    std::string options;               // the program's own option lines, each ending in \n
+    std::vector<std::string> steps;    // --kernel choices, in step order (step_names(kSteps))
+    std::vector<std::string> extra_kernels = {};  // other --kernel choices (e.g. "cub")
+    std::string bench = "";            // what --bench prints instead; empty: no --bench
+};
+
+// "a, b, c or d" (at most ~90 characters a line, indented for the usage text).
+inline std::string or_list(const std::vector<std::string>& words, const std::string& indent) {
+    std::string text, line;
+    for (size_t i = 0; i < words.size(); ++i) {
+        std::string w = words[i] + (i + 2 < words.size() ? "," : i + 2 == words.size() ? " or" : "");
+        if (!line.empty() && line.size() + w.size() + 1 > 70) {
+            text += line + "\n" + indent;
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + w;
+    }
+    return text + line;
+}
+
+inline std::string program_usage(const std::string& program, const ProgramSpec& spec) {
+    std::vector<std::string> kernels = spec.steps;
+    kernels.insert(kernels.end(), spec.extra_kernels.begin(), spec.extra_kernels.end());
+    kernels.push_back("all");
+    std::string u = "usage: " + program + " [options]      " + spec.synopsis + "\n" + spec.options;
+    u += "  --kernel NAME   the step to run (default all):\n                  " + or_list(kernels, "                  ") + "\n";
+    u += "  --seed S        seed of the random input (default 1)\n";
+    if (!spec.bench.empty()) u += "  --bench         print " + spec.bench + " instead\n";
+    u += "  --help          this text\n";
+    return u;
+}
+
+class Program : public Options {
+public:
+    Program(int argc, char** argv, const ProgramSpec& spec)
+        : Options(argc, argv, program_usage(program_name(argc, argv), spec)) {
+        std::vector<std::string> kernels = spec.steps;
+        kernels.insert(kernels.end(), spec.extra_kernels.begin(), spec.extra_kernels.end());
+        kernels.push_back("all");
+        kernel = choice("--kernel", "all", kernels);
+        seed = size("--seed", 1, 0);
+        bench = spec.bench.empty() ? false : flag("--bench");
+        if (bench && given("--kernel"))
+            fail("--kernel", "--bench measures every step; leave --kernel out or drop --bench");
+    }
+
+    std::string kernel;  // "all" or one step's (or library's) name
+    uint64_t seed = 1;
+    bool bench = false;
+
+    bool selected(const std::string& name) const { return kernel == "all" || kernel == name; }
+
+    // --bench measures fixed sizes and settings: an option that would change them is refused,
+    // in one line, rather than silently ignored.
+    void not_with_bench(std::initializer_list<const char*> names) const {
+        if (!bench) return;
+        for (const char* name : names)
+            if (given(name))
+                fail(name, "is not used by --bench (its sizes and settings are fixed: see --help); "
+                           "drop one of the two");
+    }
+
+private:
+    static std::string program_name(int argc, char** argv) {
+        std::string path = argc > 0 ? argv[0] : "program";
+        return path.substr(path.find_last_of('/') + 1);
+    }
+};
+
+// The first lines of every benchmark: the GPU, its theoretical peaks, and how times are taken.
+inline DeviceFacts print_bench_header(const std::string& what, const BenchConfig& cfg = {}) {
+    DeviceFacts dev = device_facts();
+    std::printf("Benchmark: %s\n", what.c_str());
+    std::printf("GPU: %s, %d SMs; theoretical peaks (from its clocks): DRAM %.0f GB/s, FP32 %.1f TFLOP/s\n",
+                dev.name.c_str(), dev.sm_count, dev.dram_gbs, dev.fp32_gflops / 1e3);
+    std::printf("Method: %s; every result checked after timing.\n", timing_method(cfg).c_str());
+    return dev;
+}
+
+// ---- Checks before anything large is allocated: one line naming the option, exit 2 ----------
+
+// The host side of a run must fit: inputs, downloaded outputs and the CPU reference live there.
+// Needs no GPU, so a size that can never work is refused even on a machine without one.
+inline void require_fits_in_host(const Options& opts, const std::string& name, double bytes) {
+    const double total = host_memory_bytes();
+    if (total > 0 && bytes > 0.9 * total)
+        opts.fail(name, strf("needs %.2f GB of host memory but this machine has %.2f GB in all",
+                             bytes / 1e9, total / 1e9));
+}
+
+// The device side must fit in free GPU memory: say so before cudaMalloc fails.
+inline void require_fits_in_gpu(const Options& opts, const std::string& name, double bytes) {
+    const size_t free_b = free_gpu_bytes();
+    if (bytes > 0.95 * (double)free_b)
+        opts.fail(name, strf("needs %.2f GB of GPU memory but only %.2f GB is free", bytes / 1e9, free_b / 1e9));
+}
+
+// The order every program follows: the host check (no GPU needed), then is there a GPU at all
+// (one line, exit 2), then free GPU memory. Call after every option has been read and checked.
+inline void require_memory(const Options& opts, const std::string& name, double host_bytes, double gpu_bytes) {
+    require_fits_in_host(opts, name, host_bytes);
+    require_gpu(opts.program().c_str());
+    require_fits_in_gpu(opts, name, gpu_bytes);
+}
+
+// A block size must fit the device (1024 threads on every GPU since 2010, but ask).
+inline void require_block_size(const Options& opts, const std::string& name, int block) {
+    int dev = 0, max_threads = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, dev));
+    if (block > max_threads)
+        opts.fail(name, std::to_string(block) + " threads per block is over this GPU's limit of " +
+                            std::to_string(max_threads));
+}
