@@ -23,22 +23,16 @@
 
 // ---- Step 1: the SMs and the launch limits -----------------------------------------------------
 static void fill_limits(int device, DeviceReport& r) {
-    // TODO(step 1): fill every step-1 field of r (see device_query.h), one attribute each:
-    //               r.sm_count = attr(device, cudaDevAttrMultiProcessorCount); and so on. The
-    //               names are in the runtime API's cudaDeviceAttr list (driver_types.h), e.g.
-    //               cudaDevAttrComputeCapabilityMajor, cudaDevAttrClockRate (kHz),
-    //               cudaDevAttrMaxBlockDimX, cudaDevAttrMaxGridDimZ, cudaDevAttrWarpSize,
-    //               cudaDevAttrMaxRegistersPerMultiprocessor,
-    //               cudaDevAttrMaxSharedMemoryPerBlockOptin, cudaDevAttrReservedSharedMemoryPerBlock.
+    // TODO(step 1): fill every step-1 field of r (device_query.h lists them, with units) for
+    //               this device, each from exactly one cudaDeviceAttr value read with attr().
+    //               Mind the look-alikes: per block vs per SM, default vs opt-in vs reserved.
 }
 
 // ---- Step 2: the memory system -----------------------------------------------------------------
 static void fill_memory(int device, DeviceReport& r) {
-    // TODO(step 2): fill the step-2 fields. Constant memory, L2, persisting-L2 maximum, bus width
-    //               and memory clock (kHz) are attributes. Total and free device memory come from
-    //               cudaMemGetInfo(&free, &total), which answers for the CURRENT device: remember
-    //               it (cudaGetDevice), switch with cudaSetDevice(device), ask, and switch back.
-    //               Check every call with CUDA_CHECK.
+    // TODO(step 2): fill the step-2 fields of r: five are attributes; total and free memory come
+    //               from cudaMemGetInfo, which answers for the calling thread's CURRENT device.
+    //               Leave the current device as you found it; check every CUDA call.
 }
 
 DeviceReport query_device(int device) {
@@ -54,34 +48,31 @@ DeviceReport query_device(int device) {
 
 // ---- Step 3: theoretical DRAM bandwidth --------------------------------------------------------
 double theoretical_bandwidth_gbs(int mem_clock_khz, int bus_bits) {
-    // TODO(step 3): bytes per second = 2 transfers per clock x clock in Hz x bus_bits / 8 bytes;
-    //               return it in GB/s (1e9 bytes/s, as memory vendors count). An RTX 4090
-    //               (10501000 kHz, 384 bits) gives 1008 GB/s. Mind the units: kHz, bits.
+    // TODO(step 3): the theoretical DRAM bandwidth in GB/s (1e9 bytes/s) of a double-data-rate
+    //               bus: mem_clock_khz is in kHz, bus_bits in bits. An RTX 4090 (10501000 kHz,
+    //               384 bits) gives 1008 GB/s. No int overflow for any inputs; 0 if either is 0.
     return kNotDone;
 }
 
 // ---- Step 4: FP32 cores per SM -----------------------------------------------------------------
 int fp32_cores_per_sm(int cc_major, int cc_minor) {
-    // TODO(step 4): CUDA does not report this; it is fixed per architecture (the CUDA C++
-    //               Programming Guide's "arithmetic instructions" throughput table, or the
-    //               architecture whitepapers). 64 for Volta 7.0, Xavier 7.2, Turing 7.5 and the
-    //               A100 (8.0); 128 for the other Ampere chips (8.6, 8.7), Ada (8.9), Hopper (9.0)
-    //               and Blackwell (10.x, 11.x, 12.x). Older: Pascal 6.0 is 64, 6.1 and 6.2 are
-    //               128, Maxwell 5.x 128. Anything else: return 0 (unknown), never a guess.
+    // TODO(step 4): FP32 lanes per SM for compute capability cc_major.cc_minor, Maxwell (5.x) to
+    //               Blackwell (10.x-12.x). CUDA does not report it: it is fixed per architecture
+    //               (Programming Guide's throughput table). Unknown architecture: 0, never a guess.
     return (int)kNotDone;
 }
 
 // ---- Step 5: the roofline ----------------------------------------------------------------------
 double peak_fp32_gflops(int sm_count, int cores_per_sm, int sm_clock_khz) {
-    // TODO(step 5): every FP32 lane can finish one FMA (a * b + c, 2 FLOP) per clock:
-    //               2 x SMs x lanes per SM x clock in Hz, in GFLOP/s. 128 SMs x 128 lanes at
-    //               2520 MHz (an RTX 4090) gives 82.6 TFLOP/s = 82600 GFLOP/s.
+    // TODO(step 5): peak FP32 in GFLOP/s if every lane finishes one FMA (2 FLOP) per clock; the
+    //               clock is in kHz. An RTX 4090 (128 SMs x 128 lanes at 2520000 kHz) gives
+    //               82.6 TFLOP/s.
     return kNotDone;
 }
 
 double ridge_point(double peak_gflops, double bandwidth_gbs) {
-    // TODO(step 5): the arithmetic intensity (FLOP per byte of DRAM traffic) at which a kernel
-    //               needs the whole bandwidth and the whole FLOP rate at once: peak / bandwidth.
-    //               Return 0 when bandwidth_gbs is not positive (no division by zero).
+    // TODO(step 5): the roofline's ridge point, in FLOP per DRAM byte: the arithmetic intensity
+    //               at which a kernel needs the whole FLOP rate and the whole bandwidth at once.
+    //               Return 0 when bandwidth_gbs is not positive.
     return kNotDone;
 }

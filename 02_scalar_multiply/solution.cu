@@ -19,8 +19,8 @@
 // A block is a group of up to 1024 threads that run on one SM. With a single block, a thread's
 // position in its block, threadIdx.x, is already a unique element index.
 __global__ void scale_one_block(float a, const float* x, float* out, size_t n) {
-    // TODO(step 1): let thread threadIdx.x compute element threadIdx.x. Guard with i < n: the
-    //               launch may round the thread count up in a later version of this code.
+    // TODO(step 1): thread threadIdx.x of the single block writes out[threadIdx.x] = a * x[...].
+    //               A thread without an element (index >= n) must not touch memory.
     // BEGIN SOLUTION
     unsigned i = threadIdx.x;
     if (i < n) out[i] = a * x[i];
@@ -29,8 +29,8 @@ __global__ void scale_one_block(float a, const float* x, float* out, size_t n) {
 
 void run_one_block(float a, const float* x, float* out, size_t n) {
     if (n == 0) return;  // a launch of zero threads is an error, not an empty launch
-    // TODO(step 1): launch scale_one_block as ONE block of n threads, then check the launch
-    //               with CUDA_CHECK_LAUNCH() (common/cuda_check.h).
+    // TODO(step 1): launch scale_one_block as ONE block with a thread per element (n <= 1024),
+    //               then check the launch with CUDA_CHECK_LAUNCH() (common/cuda_check.h).
     // BEGIN SOLUTION
     scale_one_block<<<1, (unsigned)n>>>(a, x, out, n);
     CUDA_CHECK_LAUNCH();
@@ -41,9 +41,9 @@ void run_one_block(float a, const float* x, float* out, size_t n) {
 // One thread per element across a 1D grid of blocks. The grid is rounded up to whole blocks, so
 // the last block may have threads with no element: they must do nothing.
 __global__ void scale_many_blocks(float a, const float* x, float* out, size_t n) {
-    // TODO(step 2): compute this thread's global index from blockIdx.x, blockDim.x and
-    //               threadIdx.x, in size_t: with n above 2^31, an int index overflows.
-    //               Then write out[i] = a * x[i] only if i < n.
+    // TODO(step 2): one element per thread across the whole grid: find this thread's element
+    //               from its block's and its own position, and write it only if it exists.
+    //               n may exceed 2^31: the index must neither go negative nor wrap around.
     // BEGIN SOLUTION
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = a * x[i];
@@ -52,8 +52,8 @@ __global__ void scale_many_blocks(float a, const float* x, float* out, size_t n)
 
 void run_many_blocks(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;
-    // TODO(step 2): launch ceil(n / block_size) blocks of block_size threads (round up with
-    //               integer arithmetic), and check the launch.
+    // TODO(step 2): launch enough blocks of block_size threads that every element gets a thread
+    //               (n need not be a multiple of block_size), and check the launch.
     // BEGIN SOLUTION
     size_t blocks = (n + block_size - 1) / block_size;
     scale_many_blocks<<<(unsigned)blocks, block_size>>>(a, x, out, n);
@@ -66,8 +66,9 @@ void run_many_blocks(float a, const float* x, float* out, size_t n, int block_si
 // grid's total thread count. Works for any n with a grid of fixed size, and consecutive threads
 // still touch consecutive elements on every pass (coalesced).
 __global__ void scale_grid_stride(float a, const float* x, float* out, size_t n) {
-    // TODO(step 3): start at this thread's global index and advance by the number of threads in
-    //               the whole grid (gridDim.x * blockDim.x) until you pass n. Use size_t.
+    // TODO(step 3): cover all n elements whatever the grid's size: each thread handles several
+    //               elements, and on every pass the grid's threads touch consecutive elements.
+    //               No 32-bit overflow anywhere.
     // BEGIN SOLUTION
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -79,8 +80,8 @@ void run_grid_stride(float a, const float* x, float* out, size_t n, int block_si
     if (n == 0) return;
     // The blocks of this size that fill every SM once, given the kernel's registers (launch.h).
     const size_t one_wave = one_wave_blocks((const void*)scale_grid_stride, block_size);
-    // TODO(step 3): launch one full wave of blocks (one_wave), but never more blocks than there
-    //               are elements to cover; check the launch.
+    // TODO(step 3): launch one full wave (one_wave blocks: as many as all SMs hold at once), but
+    //               never more blocks than the elements need; check the launch.
     // BEGIN SOLUTION
     size_t needed = ceil_div(n, block_size);
     unsigned blocks = (unsigned)(needed < one_wave ? needed : one_wave);
@@ -99,9 +100,9 @@ __global__ void scale_vectorized(float a, const float* x, float* out, size_t n) 
     const size_t n4 = n / 4;  // whole float4s; the last n % 4 floats are done one by one
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    // TODO(step 4): a grid-stride loop over the n4 float4s: load x4[i], multiply its four
-    //               components .x .y .z .w by a, store it to out4[i]. Then a second grid-stride
-    //               loop for the scalar tail, elements 4 * n4 to n - 1.
+    // TODO(step 4): the step-3 pattern with one 16-byte access per float4 (x4, out4) for the n4
+    //               whole float4s; then the last n % 4 floats, which fill no float4, one by one.
+    //               Every element written exactly once, for any n and any grid size.
     // BEGIN SOLUTION
     for (size_t i = first; i < n4; i += stride) {
         float4 v = x4[i];
