@@ -2,7 +2,7 @@
 // `make test-05` shows which steps pass and `make run-05` shows the program's output.
 //
 // The sum of a float array, eight ways: each step is one rung of the classic optimisation
-// ladder and keeps what the previous rungs got right. README.md explains every rung.
+// ladder and keeps what the previous rungs got right. LECTURE.md explains every rung.
 //
 // Rules every kernel keeps, whatever n is:
 //   - every thread of a block reaches every __syncthreads() (never put one inside a branch
@@ -48,10 +48,9 @@ static void reduce_in_passes(PassKernel kernel, size_t per_block, size_t shared_
 __global__ void reduce_interleaved_divergent(const float* __restrict__ x, size_t n,
                                              float* __restrict__ partials) {
     extern __shared__ float buf[];  // blockDim.x floats, sized at launch
-    // TODO(step 1): load x[i] (i = this thread's global index, as size_t) into buf[threadIdx.x],
-    //               or 0 if i >= n; barrier; then for s = 1, 2, 4, ... < blockDim.x: if
-    //               tid % (2 * s) == 0 add buf[tid + s] into buf[tid]; barrier after every step
-    //               (outside the if!). Thread 0 writes buf[0] to partials[blockIdx.x].
+    // TODO(step 1): write the sum of this block's blockDim.x elements of x to partials[blockIdx.x],
+    //               by the interleaved tree in buf described above. Any n: a thread past the end
+    //               contributes the identity, and every thread reaches every barrier.
 }
 
 void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ScratchView s) {
@@ -66,8 +65,8 @@ void run_interleaved_divergent(const float* x, size_t n, float* out, int block, 
 __global__ void reduce_interleaved_strided(const float* __restrict__ x, size_t n,
                                            float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 2): load as in step 1. Then for s = 1, 2, 4, ...: index = 2 * s * tid; if
-    //               index < blockDim.x add buf[index + s] into buf[index]; barrier.
+    // TODO(step 2): the same block sum and output as step 1, but the additions of each level go
+    //               to the lowest-numbered threads (the strided index described above).
 }
 
 void run_interleaved_strided(const float* x, size_t n, float* out, int block, ScratchView s) {
@@ -82,8 +81,8 @@ void run_interleaved_strided(const float* x, size_t n, float* out, int block, Sc
 __global__ void reduce_sequential(const float* __restrict__ x, size_t n,
                                   float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 3): load as in step 1. Then for s = blockDim.x / 2 down to 1 (halving): if
-    //               tid < s add buf[tid + s] into buf[tid]; barrier.
+    // TODO(step 3): the same block sum and output, folding the upper half of buf onto the lower
+    //               half at every level.
 }
 
 void run_sequential(const float* x, size_t n, float* out, int block, ScratchView s) {
@@ -97,15 +96,15 @@ void run_sequential(const float* x, size_t n, float* out, int block, ScratchView
 // Each of the two loads needs its own bounds check: n need not be a multiple of 2 * blockDim.
 // Load the pair with this helper; steps 5 and 6 use it too.
 __device__ float load_pair(const float* __restrict__ x, size_t n) {
-    // TODO(step 4): i = blockIdx.x * (2 * blockDim.x) + threadIdx.x (in size_t). Return
-    //               x[i] + x[i + blockDim.x], taking 0 for any of the two that is >= n.
+    // TODO(step 4): return the sum of this thread's two elements of its block's 2 * blockDim.x,
+    //               blockDim.x apart; an element at or past n counts as 0. Index in size_t.
     return 0.0f;
 }
 
 __global__ void reduce_first_add(const float* __restrict__ x, size_t n,
                                  float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 4): buf[tid] = load_pair(x, n); barrier; then the sequential tree of step 3.
+    // TODO(step 4): step 3's block sum and output, each thread starting from its load_pair.
 }
 
 void run_first_add(const float* x, size_t n, float* out, int block, ScratchView s) {
@@ -119,24 +118,22 @@ void run_first_add(const float* x, size_t n, float* out, int block, ScratchView 
 // barriers. They still need __syncwarp(): since Volta, the threads of a warp are scheduled
 // independently and are NOT guaranteed to run in lockstep, so a lane may read buf[lane + s]
 // before or after its neighbour has overwritten it. (legacy_tail.cu keeps the old `volatile`
-// version that assumed lockstep; README, step 5, shows what racecheck says about it.)
+// version that assumed lockstep; LECTURE.md, step 5, shows what racecheck says.)
 //
 // Called by the 32 threads of warp 0 (lane = threadIdx.x) once buf holds the last
 // min(blockDim.x, 64) values. Returns the block's sum in lane 0.
 __device__ float warp_tail(float* buf, unsigned lane) {
-    // TODO(step 5): v = buf[lane], plus buf[lane + 32] if the block has >= 64 threads. Then for
-    //               s = 16, 8, 4, 2, 1: store v to buf[lane]; __syncwarp(); if lane < s add
-    //               buf[lane + s] to v; __syncwarp(). (Each __syncwarp() separates one lane's
-    //               write from another lane's read of the same word.) Return v.
+    // TODO(step 5): return (in lane 0) the sum of those values, using buf and no __syncthreads().
+    //               Every lane's write of a word of buf must be separated from other lanes'
+    //               reads of that word by a __syncwarp(): lockstep is not guaranteed.
     return 0.0f;
 }
 
 __global__ void reduce_unrolled_warp(const float* __restrict__ x, size_t n,
                                      float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 5): as step 4, but stop the block-wide loop while s > 32 (leaving 64 values, or
-    //               all of them for a block of 32); then threads tid < 32 call warp_tail, and
-    //               thread 0 writes its result.
+    // TODO(step 5): step 4, but the block-wide tree stops as soon as warp 0 can finish alone in
+    //               warp_tail (for every block size from 32 to 1024); thread 0 writes the sum.
 }
 
 void run_unrolled_warp(const float* x, size_t n, float* out, int block, ScratchView s) {
@@ -152,22 +149,22 @@ void run_unrolled_warp(const float* x, size_t n, float* out, int block, ScratchV
 
 // The sum of v over the 32 lanes of the calling warp, in lane 0. All 32 lanes must call it.
 __device__ float warp_sum(float v) {
-    // TODO(step 6): for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffffu, v, offset).
+    // TODO(step 6): the warp's sum of v in lane 0, with register shuffles only.
     return 0.0f;
 }
 
 // The sum of v over the whole block, in thread 0. Every thread of the block must call it, and
 // a second call needs a __syncthreads() between the two (they share warp_sums).
 __device__ float block_sum(float v) {
-    // TODO(step 6): each warp's lane 0 stores warp_sum(v) into a __shared__ float[32] at index
-    //               warp = threadIdx.x / 32; __syncthreads(); then warp 0 loads one stored value
-    //               per lane (0 for lanes >= blockDim.x / 32) and returns warp_sum of that.
+    // TODO(step 6): the block's sum of v in thread 0 (the other threads' result is unused), for
+    //               any block of 32 to 1024 threads: one value per warp through __shared__ memory,
+    //               one __syncthreads(), and warp_sum twice.
     return 0.0f;
 }
 
 __global__ void reduce_shuffle(const float* __restrict__ x, size_t n,
                                float* __restrict__ partials) {
-    // TODO(step 6): v = load_pair(x, n), then block_sum(v); thread 0 writes the result.
+    // TODO(step 6): step 4's block sum and output, with load_pair and block_sum.
 }
 
 void run_shuffle(const float* x, size_t n, float* out, int block, ScratchView s) {
@@ -187,12 +184,10 @@ constexpr int kVecUnroll = 4;
 // This thread's share of x[0..n): the elements before the first 16-byte boundary (the head,
 // 0 to 3 of them), then float4s, then what is left after the last whole float4 (the tail).
 __device__ float thread_sum_vec(const float* __restrict__ x, size_t n) {
-    // TODO(step 7): head = (4 - (address of x / 4) % 4) % 4 floats, at most n. Thread t < head
-    //               (t = global thread index) adds x[t]. The body x + head, read as float4,
-    //               has nvec = (n - head) / 4 of them: loop i = t, t + stride, ... (stride =
-    //               threads in the grid) loading kVecUnroll float4s (i, i + stride, ...) before
-    //               adding any, then finish the remainder one float4 at a time. Thread t < the
-    //               tail's length adds x[head + 4 * nvec + t].
+    // TODO(step 7): the grid's threads together read every element of x[0..n) exactly once, for
+    //               any n and any 4-byte alignment of x; no float4 load may be misaligned. The
+    //               bulk goes through a grid-stride loop with kVecUnroll float4 loads in flight
+    //               per trip. (In device code use min() or ?:, not std::min: it is host-only.)
     return 0.0f;
 }
 
@@ -205,8 +200,8 @@ __global__ void reduce_grid_stride_vec(const float* __restrict__ x, size_t n,
 // but no more blocks than give each thread one trip through the unrolled loop, and never more
 // than kMaxGridBlocks.
 static unsigned grid_for(size_t n, int block, unsigned wave) {
-    // TODO(step 7): wanted = ceil(n / (block * 4 * kVecUnroll)); return the smallest of wanted,
-    //               wave and kMaxGridBlocks, but at least 1.
+    // TODO(step 7): the block count described above: at most `wave` and kMaxGridBlocks, no more
+    //               than give every thread one whole unrolled trip, and never 0.
     return 1;
 }
 
@@ -237,12 +232,10 @@ void run_grid_stride_vec(const float* x, size_t n, float* out, int block, Scratc
 // partials in index order makes the result the same bits every time, unlike atomicAdd on *out.
 __global__ void reduce_one_pass(const float* __restrict__ x, size_t n, float* partials,
                                 unsigned int* counter, float* __restrict__ out) {
-    // TODO(step 8): v = block_sum(thread_sum_vec(x, n)). Thread 0: partials[blockIdx.x] = v;
-    //               __threadfence(); ticket = atomicAdd(counter, 1u); remember in a __shared__
-    //               bool whether ticket == gridDim.x - 1, and if so __threadfence() again.
-    //               __syncthreads(). Blocks that were not last return. The last one: each
-    //               thread adds __ldcg(&partials[i]) for i = tid, tid + blockDim.x, ... <
-    //               gridDim.x; block_sum; thread 0 writes *out and sets *counter = 0.
+    // TODO(step 8): *out = the sum of x[0..n) in this one launch, by the ticket scheme above; the
+    //               last block leaves *counter at 0. Its second block_sum reuses the shared
+    //               memory of its first, so a __syncthreads() must separate them: the barrier
+    //               that tells the block whether it was last can be that one.
 }
 
 void run_one_pass(const float* x, size_t n, float* out, int block, ScratchView s) {

@@ -35,17 +35,17 @@ __device__ inline size_t global_index() { return (size_t)blockIdx.x * blockDim.x
 // `*counter += 1` is three steps: load, add, store. Two threads that both load before either
 // stores both write the same value, and one increment is lost.
 __global__ void race_plain(int* counter, size_t n) {
-    // TODO(step 1): every thread with index i < n does `*counter += 1;`, no atomics. (This is
-    //               the bug the rest of the exercise fixes; here it is what we want to see.)
+    // TODO(step 1): each thread with index < n adds 1 to *counter, without atomics. (This is the
+    //               bug the rest of the exercise fixes; here it is what we want to see.)
 }
 
 // The same update with the window between load and store held open by a barrier, so the loss
 // is certain rather than likely. volatile makes each load and store a real memory access that
 // the compiler may not merge, drop or move (a race condition, not a compiler artefact).
 __global__ void race_barrier(volatile int* counter, size_t n) {
-    // TODO(step 1): threads with i < n load *counter into a register; then EVERY thread of the
-    //               block calls __syncthreads() (also those with i >= n: a barrier that part of
-    //               the block skips is undefined); then threads with i < n store loaded + 1.
+    // TODO(step 1): each thread with index < n adds 1 to *counter as a separate load and store,
+    //               with a __syncthreads() between them. Every thread of the block must reach
+    //               that barrier, also those past n.
 }
 
 void run_race(int* counter, size_t n, RaceKind kind) {
@@ -62,8 +62,8 @@ void run_race(int* counter, size_t n, RaceKind kind) {
 // that owns the address. Same-address atomics are therefore serialised there, one after another.
 template <class T>
 __global__ void add_builtin(const T* values, T* sum, size_t n) {
-    // TODO(step 2): thread i < n adds values[i] to *sum with atomicAdd (one template serves
-    //               int, float and double: CUDA has an atomicAdd overload for each).
+    // TODO(step 2): thread i < n adds values[i] to *sum, with no update lost. One template
+    //               serves int, float and double.
 }
 
 void run_atomic_add_int(const int* values, int* sum, size_t n) {
@@ -87,20 +87,16 @@ void run_atomic_add_double(const double* values, double* sum, size_t n) {
 // returns what *word held. Any read-modify-write becomes: read, compute, CAS, and retry with the
 // value the CAS returned until the CAS finds what we read. atomicCAS works on integer words, so
 // the float travels as its bit pattern: __float_as_uint / __uint_as_float reinterpret a register
-// (no instruction, no memory), unlike the pointer casts of old code (see README).
+// (no instruction, no memory), unlike the pointer casts of old code (see LECTURE.md).
 __device__ float cas_add(float* address, float value) {
-    // TODO(step 3): view the target as a word: unsigned* word = reinterpret_cast<unsigned*>(address).
-    //               Read a first guess of the old bits (a volatile load). Loop: new bits =
-    //               __float_as_uint(__uint_as_float(guess) + value); got = atomicCAS(word, guess,
-    //               new bits); stop when got == guess (compare the BITS, not the floats: a NaN
-    //               never equals itself and -0.0 equals +0.0); else guess = got. Return the old
-    //               value as a float.
+    // TODO(step 3): atomically *address += value using atomicCAS only (not atomicAdd), and
+    //               return the value *address held just before this thread's addition. Decide
+    //               success by comparing bit patterns, never floats (think of NaN and of -0.0).
     return 0.0f;
 }
 
 __device__ double cas_add(double* address, double value) {
-    // TODO(step 3): the same with 64-bit words: unsigned long long, __double_as_longlong and
-    //               __longlong_as_double, and the 64-bit atomicCAS.
+    // TODO(step 3): the same for double, on 64-bit words.
     return 0.0;
 }
 
@@ -128,9 +124,9 @@ void run_cas_add_double(const double* values, double* sum, size_t n) {
 // The rule (the same as max_beats/min_beats in atomics_cas.h): NaN never wins and loses to any
 // number, -0.0 is below +0.0, otherwise the usual order.
 __device__ bool device_max_beats(float candidate, float current) {
-    // TODO(step 4): true if `candidate` must replace `current` in a running maximum. Use
-    //               isnan() and signbit(): the comparison operators alone say -0.0 == +0.0
-    //               and are false for every NaN.
+    // TODO(step 4): true if `candidate` must replace `current` in a running maximum, by the rule
+    //               above. The comparison operators alone cannot tell -0.0 from +0.0, and are
+    //               false for every NaN.
     return false;
 }
 __device__ bool device_min_beats(float candidate, float current) {
@@ -140,11 +136,9 @@ __device__ bool device_min_beats(float candidate, float current) {
 
 template <bool kMax>
 __device__ float cas_extreme(float* address, float value) {
-    // TODO(step 4): read the stored bits (volatile); while `value` beats the stored value
-    //               (device_max_beats or device_min_beats, chosen by kMax), try atomicCAS(word,
-    //               seen, bits of value): if it returns `seen` the value went in, stop; otherwise
-    //               `seen` = what it returned and test again. Return the value found before.
-    //               (Stopping early is safe: a stored max only ever grows.)
+    // TODO(step 4): atomically replace *address by `value` if value beats it (max if kMax, else
+    //               min); return the value found before. A thread whose value does not beat
+    //               the stored one must leave without writing.
     return 0.0f;
 }
 
@@ -172,15 +166,14 @@ void run_cas_min_float(const float* values, float* result, size_t n) {
 // before releasing makes every write of the critical section visible to the whole GPU before
 // another thread can see the lock free (acquire and release, in memory-model words).
 __device__ void spin_lock(int* lock) {
-    // TODO(step 5): loop on atomicCAS(lock, 0, 1) until it returns 0 (it was free, now ours).
-    //               Between failed tries back off with __nanosleep(t), doubling t from ~32 ns
-    //               up to ~2 us: waiters then leave the lock's cache line alone for a while.
-    //               After the loop: __threadfence().
+    // TODO(step 5): return only once this thread has turned *lock from 0 (free) to 1 (held),
+    //               atomically. Waiters back off (__nanosleep) between tries, longer each time up
+    //               to a cap, and the critical section's reads must not move before the lock.
 }
 
 __device__ void spin_unlock(int* lock) {
-    // TODO(step 5): __threadfence(), then atomicExch(lock, 0). (A plain store of 0 could sit in
-    //               a write buffer or be reordered before the critical section's writes.)
+    // TODO(step 5): set *lock back to 0, after making every write of the critical section
+    //               visible to the whole GPU. (Why is a plain store of 0 not enough?)
 }
 
 // Given: RAII on the device, as std::lock_guard on the host. The destructor runs on every way
@@ -199,13 +192,10 @@ private:
 // One lock acquisition per WARP, never one per thread: 32 lanes spinning on a lock that one of
 // them holds can hang the warp (before Volta) and serialise it badly (since); see README.
 __global__ void record_per_warp(const int* values, size_t n, LockedRecord* record, int* lock) {
-    // TODO(step 5): every thread (no early return: the shuffles need all 32 lanes) takes its
-    //               value (sum 0 and max LLONG_MIN when i >= n); the warp combines them with
-    //               warp_sum / warp_max, and counts its valid lanes with
-    //               __popc(__ballot_sync(kFullMask, i < n)). Then lane 0 only, if the count is
-    //               not 0: hold a SpinLockGuard on `lock` and update the three fields of
-    //               *record through a `volatile LockedRecord*` (each load and store goes to
-    //               memory, not to a register or a possibly stale L1 line).
+    // TODO(step 5): add this warp's values (i < n) to *record: sum, count and max, all three
+    //               under `lock`, taken once per warp by one lane (a SpinLockGuard). Combine the
+    //               warp's values first with every lane taking part, even those past n. Access
+    //               the record through a volatile pointer inside the critical section.
 }
 
 void run_spinlock(const int* values, LockedRecord* record, int* lock, size_t n) {
@@ -218,20 +208,17 @@ void run_spinlock(const int* values, LockedRecord* record, int* lock, size_t n) 
 // The same n additions, issued as n atomics, n/32 or n/256 of them, on `mask + 1` counters.
 // Atomics on one address queue at one L2 slice; atomics on different addresses run in parallel.
 __global__ void contention_per_thread(const int* values, size_t n, int* counters, size_t mask) {
-    // TODO(step 6): thread i < n: atomicAdd(&counters[i & mask], values[i]).
+    // TODO(step 6): thread i < n adds values[i] to counter i & mask, one atomic per thread.
 }
 
 __global__ void contention_per_warp(const int* values, size_t n, int* counters, size_t mask) {
-    // TODO(step 6): every lane takes values[i] (0 when i >= n), the warp sums with warp_sum,
-    //               and lane 0 adds the sum to counters[(i / kWarp) & mask] -- only if the
-    //               warp's first index is < n (a warp wholly past the end adds nothing).
+    // TODO(step 6): one atomic per warp: the warp's sum of values (i < n) goes to counter
+    //               (warp's first i / kWarp) & mask. A warp wholly past n issues no atomic.
 }
 
 __global__ void contention_per_block(const int* values, size_t n, int* counters, size_t mask) {
-    // TODO(step 6): warp sums as above; lane 0 of warp w writes its sum to a
-    //               __shared__ int[kBlock / kWarp] at [w]; __syncthreads(); warp 0 sums those
-    //               entries (lane l takes entry l, or 0 past the end) with warp_sum; thread 0
-    //               adds the block's sum to counters[blockIdx.x & mask].
+    // TODO(step 6): one atomic per block: the block's sum of values (i < n) goes to counter
+    //               blockIdx.x & mask, issued by thread 0. The warps' sums meet in shared memory.
 }
 
 // Given: *total += sum of the counters (a grid-stride sum per thread, one atomic per warp).
