@@ -59,11 +59,11 @@ template <class T>
 __global__ void scan_naive_block(const T* in, T* out, int n, ScanKind kind) {
     __shared__ T buf[2][kNaiveMaxN];
     const int i = threadIdx.x;  // one thread per element, blockDim.x == n
-    // TODO(step 1): load in[i] into buf[0][i] (for an exclusive scan, load the element to the
-    //               left, in[i-1], and 0 for i == 0: the inclusive scan of the shifted input is
-    //               the exclusive scan). Then for offset = 1, 2, 4, ... while offset < n: a
-    //               barrier, then buf[next][i] = buf[cur][i] (+ buf[cur][i - offset] when
-    //               i >= offset), and swap cur and next. After a last barrier, write out[i].
+    // TODO(step 1): out[i] = the inclusive or exclusive scan of in, any n <= kNaiveMaxN, with buf
+    //               growing it step by step: each element adds the one `offset` places to its left.
+    //               A step must read only the previous step's values (two buffers), and every
+    //               thread must meet every barrier. The final read needs no barrier after the loop
+    //               if thread i reads only the slot it wrote itself.
     // BEGIN SOLUTION
     buf[0][i] = kind == ScanKind::inclusive ? in[i] : (i > 0 ? in[i - 1] : T(0));
     int cur = 0;
@@ -131,13 +131,11 @@ template <class T>
 __global__ void scan_blelloch_block(const T* in, T* out, int n, int m, ScanKind kind) {
     __shared__ T s[kBlellochMaxN + kBlellochMaxN / 32];
     const int t = threadIdx.x;  // blockDim.x == m / 2; thread t owns elements t and t + m/2
-    // TODO(step 2): load elements a = t and b = t + m/2 (0 beyond n) into s[padded(a)] and
-    //               s[padded(b)], keeping the two values in registers. Up-sweep: offset = 1; for
-    //               d = m/2, m/4, ..., 1: barrier; threads t < d add s[offset*(2t+1) - 1] into
-    //               s[offset*(2t+2) - 1] (through padded()); offset *= 2. Clear s[padded(m-1)].
-    //               Down-sweep: for d = 1, 2, ..., m/2: offset /= 2; barrier; threads t < d swap
-    //               left into right the Blelloch way (left gets right, right gets right + old
-    //               left). After a barrier, write exclusive values, or exclusive + own element.
+    // TODO(step 2): the exclusive scan, in place in s (every index through padded()): each of the
+    //               m/2 threads loads elements t and t + m/2 (0 past n); up-sweep; clear the root;
+    //               down-sweep; write out (inclusive = exclusive + own element). Clear the root with
+    //               thread 0, which made the last up-sweep addition to it: then no extra barrier is
+    //               needed, because the down-sweep's first barrier publishes the zero.
     // BEGIN SOLUTION
     const int a = t, b = t + m / 2;
     const T xa = a < n ? in[a] : T(0);
@@ -204,8 +202,9 @@ __global__ void levels_load(const T* in, T* y, size_t n, size_t m) {
 // Level k of the up-sweep: pair t is (left, right) = (right - 2^k, (t + 1) * 2^(k+1) - 1).
 template <class T>
 __global__ void upsweep_level(T* y, size_t pairs, int k) {
-    // TODO(step 3): thread t < pairs adds y[left] into y[right]. Index in size_t, shift
-    //               (size_t)1 << k: with m = 2^28, int arithmetic overflows.
+    // TODO(step 3): thread t < pairs adds y[left] into y[right] of pair t of level k. Compute the
+    //               indices in size_t: n may be up to 2^31 - 1, so m reaches 2^31 and the top
+    //               pair's (t + 1) << (k + 1) would overflow int.
     // BEGIN SOLUTION
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= pairs) return;
@@ -246,11 +245,10 @@ void host_levels(const T* in, T* out, size_t n, ScanKind kind) {
     T* y = scratch_alloc<T>(m);
     levels_load<<<blocks_for(m, kLevelThreads), kLevelThreads>>>(in, y, n, m);
     CUDA_CHECK_LAUNCH();
-    // TODO(step 3): up-sweep: for k = 0 .. levels-1 launch upsweep_level over m >> (k+1) pairs.
-    //               Set the root y[m-1] to 0 (cudaMemsetAsync: all-zero bytes are 0 and 0.0f).
-    //               Down-sweep: for k = levels-1 down to 0 launch downsweep_level. Check each
-    //               launch. The host does not wait between launches: kernels on one stream run
-    //               in order, and that order is the barrier.
+    // TODO(step 3): the up-sweep, level 0 first, one launch per level; zero the root y[m-1]
+    //               (cudaMemsetAsync: all-zero bytes are 0 and 0.0f); the down-sweep, top level
+    //               first. Check each launch. The host does not wait in between: kernels on one
+    //               stream run in order, and that order is the grid-wide barrier.
     // BEGIN SOLUTION
     for (int k = 0; k < levels; ++k) {
         const size_t pairs = m >> (k + 1);
@@ -338,16 +336,10 @@ template <class T>
 __device__ __forceinline__ void scan_tile_partials(const T (&items)[kItemsPerThread], T* s_warp,
                                                    T (&vec_offset)[kVecsPerThread], T& block_total) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    // TODO(step 4): 1. lane_sum[v] = the sum of this thread's 4 items of vector v.
-    //               2. Scan lane_sum[v] across the warp, inclusive, for all v at once: for
-    //                  d = 1, 2, 4, 8, 16: up = __shfl_up_sync(kFullMask, value, d), added when
-    //                  lane >= d (a Hillis-Steele scan over 32 lanes, no barrier needed).
-    //               3. For each v in order: the lanes before me = my inclusive value shuffled up
-    //                  by 1 (0 in lane 0); the chunk's total = lane 31's value (__shfl_sync);
-    //                  vec_offset[v] = (totals of chunks before v) + (lanes before me).
-    //               4. Lane 0 of each warp stores the warp's total in s_warp[warp]; barrier;
-    //                  every thread adds up the totals of the warps before its own (warp prefix)
-    //                  and of all warps (block_total), and adds its warp prefix to vec_offset.
+    // TODO(step 4): fill vec_offset and block_total with the items kept in registers: scan the
+    //               per-vector sums across each warp with shuffles (no shared memory, no barrier),
+    //               then combine the kWarpsPerTile warp totals through s_warp with one barrier.
+    //               Every lane of a warp must execute every shuffle, used or not.
     // BEGIN SOLUTION
     T lane_sum[kVecsPerThread];
 #pragma unroll
@@ -390,9 +382,8 @@ __device__ __forceinline__ void scan_tile_partials(const T (&items)[kItemsPerThr
 template <class T, bool kInclusive>
 __device__ __forceinline__ void finish_tile(T (&items)[kItemsPerThread], const T (&vec_offset)[kVecsPerThread],
                                             T tile_prefix) {
-    // TODO(step 4): for each vector v, a running sum starts at tile_prefix + vec_offset[v] and
-    //               walks its 4 items: inclusive adds the item, then stores; exclusive stores,
-    //               then adds (and needs no add after the fourth item).
+    // TODO(step 4): replace each item by its inclusive or exclusive prefix, given tile_prefix (the
+    //               sum of all earlier tiles) and vec_offset (from scan_tile_partials).
     // BEGIN SOLUTION
 #pragma unroll
     for (int v = 0; v < kVecsPerThread; ++v) {
@@ -452,11 +443,10 @@ __global__ void __launch_bounds__(kPropagateThreads)
     const size_t tile = gridDim.x - blockIdx.x;  // gridDim.x == tiles - 1: tiles - 1 down to 1
     const T offset = tile_offsets[tile];
     T* tile_out = out + tile * kTileItems;
-    // TODO(step 4): a full tile with vector_ok: thread t loads the tile's vectors
-    //               v * kPropagateThreads + t, v < kPropagateVecs (reinterpret_cast to V*) into
-    //               registers, then adds offset to the 4 components of each and stores it back.
-    //               Otherwise (the last, partial tile, or a misaligned out) element by element,
-    //               up to n.
+    // TODO(step 4): add offset to every element of this tile of out, in place, as fast as a copy:
+    //               for a full tile with vector_ok, 16-byte vectors (V), a thread's kPropagateVecs
+    //               loads all issued before its first add. Otherwise (the last, partial tile, or a
+    //               misaligned out) element by element, never past n.
     // BEGIN SOLUTION
     if (vector_ok && (tile + 1) * kTileItems <= n) {
         V* p = reinterpret_cast<V*>(tile_out);
@@ -480,15 +470,11 @@ void scan_then_propagate(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
     const size_t tiles = (n + kTileItems - 1) / kTileItems;
     require(tiles <= INT_MAX, "run_scan_then_propagate", n, "more tiles than a grid holds");
-    // TODO(step 4): with more than one tile, allocate 2 * padded_tiles elements of scratch
-    //               (scratch_alloc<T>; padded_tiles = tiles rounded up to a multiple of 64, so
-    //               that tile_offsets = tile_sums + padded_tiles stays 16-byte aligned). Pass 1:
-    //               scan_each_tile<T, true or false> over all tiles (tile_sums = nullptr for one
-    //               tile: then pass 1 is the whole scan). With more than one tile, pass 2:
-    //               scan_then_propagate(tile_sums, tile_offsets, tiles, ScanKind::exclusive); pass
-    //               3: add_tile_offsets, tiles - 1 blocks of kPropagateThreads. Vector accesses
-    //               only where aligned16() holds for the pointers involved. Check every launch;
-    //               free the scratch (scratch_free) at the end.
+    // TODO(step 4): pass 1, scan_each_tile<T, inclusive?> over all tiles. With more than one tile:
+    //               tile_sums and tile_offsets in one scratch_alloc (keep both 16-byte aligned),
+    //               pass 2 scans the sums into the offsets with this same function (exclusive),
+    //               pass 3 add_tile_offsets on tiles 1 onwards. Vector accesses only where
+    //               aligned16() holds. Check every launch; scratch_free what you allocated.
     // BEGIN SOLUTION
     const size_t padded_tiles = (tiles + 63) / 64 * 64;
     T* tile_sums = tiles > 1 ? scratch_alloc<T>(2 * padded_tiles) : nullptr;
@@ -523,10 +509,9 @@ __global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict
     const size_t tile = blockIdx.x;
     T items[kItemsPerThread];
     load_tile(in, n, tile, vector_ok, items);
-    // TODO(step 5): sum this thread's items; reduce across the warp with __shfl_xor_sync
-    //               (d = 16, 8, 4, 2, 1: afterwards every lane holds the warp's total); lane 0
-    //               stores it in s_warp[warp]; barrier; thread 0 adds the warp totals and writes
-    //               tile_sums[tile].
+    // TODO(step 5): thread 0 writes tile_sums[tile] = the sum of all the tile's items. Reduce each
+    //               warp with shuffles (a butterfly leaves the total in every lane), then the warp
+    //               totals through s_warp, with one barrier.
     // BEGIN SOLUTION
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     T s = items[0];
@@ -569,13 +554,11 @@ void reduce_then_scan(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
     const size_t tiles = (n + kTileItems - 1) / kTileItems;
     require(tiles <= INT_MAX, "run_reduce_then_scan", n, "more tiles than a grid holds");
-    // TODO(step 5): with more than one tile: allocate 2 * padded_tiles elements of scratch, as
-    //               in step 4; pass 1 reduce_tiles into scratch; pass 2:
-    //               reduce_then_scan(scratch, tile_offsets, tiles, ScanKind::exclusive).
-    //               Then (any number of tiles) pass 3, rescan_tiles<T, true or false> over all
-    //               tiles, with tile_offsets = nullptr for a single tile. Vector loads only if
-    //               aligned16() holds for the pointers involved. Check every launch; free the
-    //               scratch (scratch_free) at the end.
+    // TODO(step 5): with more than one tile: scratch as in step 4, pass 1 reduce_tiles, pass 2 the
+    //               exclusive scan of the totals into tile_offsets with this same function. Then,
+    //               for any number of tiles, pass 3 rescan_tiles<T, inclusive?> (tile_offsets =
+    //               nullptr for one tile). Vector loads only where aligned16() holds; check every
+    //               launch; free the scratch.
     // BEGIN SOLUTION
     const bool vector_ok = aligned16(in) && aligned16(out);
     T* scratch = nullptr;
@@ -634,13 +617,11 @@ __device__ __forceinline__ unsigned long long read_status(unsigned long long* st
 // Run by one whole warp of tile `tile` (> 0). Returns the sum of all tiles before it.
 template <class T>
 __device__ T look_back(unsigned long long* status, unsigned tile) {
-    // TODO(step 6): a window of 32 predecessors at a time: lane l reads the status of tile
-    //               (window_end - l), starting with window_end = tile - 1 (a lane past tile 0
-    //               counts as "prefix 0"). Re-read until no lane sees kTileInvalid (__all_sync).
-    //               prefix_lanes = __ballot_sync(flag == kTilePrefix); the lanes up to and
-    //               including the first such lane (__ffs), or all 32 if none, contribute their
-    //               values: reduce them across the warp (__shfl_xor_sync) and add to the result.
-    //               Stop if a prefix was found; otherwise move the window back by 32.
+    // TODO(step 6): return the sum of all tiles before `tile` (> 0). All 32 lanes of one warp call
+    //               it (full-mask intrinsics). Each round, lane l reads the status of tile
+    //               window_end - l, re-reading until none is kTileInvalid; add the values back to
+    //               the nearest kTilePrefix, that one included. Tiles before 0 count as a prefix of
+    //               0; a window without a prefix moves 32 tiles back.
     // BEGIN SOLUTION
     const int lane = threadIdx.x % 32;
     T exclusive = T(0);
@@ -672,12 +653,11 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ unsigned s_tile;
     __shared__ T s_warp[kWarpsPerTile];
     __shared__ T s_prefix;
-    // TODO(step 6): thread 0 takes this block's tile number with atomicAdd(tile_counter, 1) and
-    //               shares it through s_tile (barrier). Load the tile, scan_tile_partials. Tile 0
-    //               publishes kTilePrefix = its total and has prefix 0. Any other tile: thread 0
-    //               publishes kTileAggregate at once; warp 0 runs look_back; thread 0 publishes
-    //               kTilePrefix = look-back result + total and puts the result in s_prefix;
-    //               barrier; everyone reads it. Then finish_tile and store_tile.
+    // TODO(step 6): the tile number from tile_counter (thread 0; shared through s_tile); load and
+    //               scan_tile_partials. Tile 0 publishes kTilePrefix = its total, with no look-back.
+    //               Any other tile publishes kTileAggregate first; then all 32 lanes of warp 0 call
+    //               look_back; thread 0 publishes kTilePrefix and shares the prefix through s_prefix
+    //               (barrier). Then finish_tile and store_tile.
     // BEGIN SOLUTION
     if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();

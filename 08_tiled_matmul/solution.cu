@@ -28,10 +28,9 @@ static unsigned ceil_div(int a, int b) { return (unsigned)((a + b - 1) / b); }
 // threadIdx.x -> row i (what the source material does). In one step p of the loop the warp reads
 // A[i][p] for 32 different rows, K floats apart: 32 sectors for 32 useful floats.
 __global__ void matmul_naive_x_row(const float* A, const float* B, float* C, int M, int N, int K) {
-    // TODO(step 1): i = the row from blockIdx.x, blockDim.x and threadIdx.x; j = the column from
-    //               the .y parts. Threads outside C (i >= M or j >= N) do nothing. Otherwise sum
-    //               A[i][p] * B[p][j] over p < K in a float and store it in C[i][j]. Compute the
-    //               offsets (i * K, p * N, i * N) in size_t: they can pass 2^31.
+    // TODO(step 1): thread (i, j) computes C[i][j], the row i from the .x indices and the column j
+    //               from the .y ones; threads outside C do nothing. Accumulate in a float. Compute
+    //               offsets such as i * K in size_t: a matrix may hold more than 2^31 floats.
     // BEGIN SOLUTION
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -61,10 +60,9 @@ __global__ void matmul_naive_x_col(const float* A, const float* B, float* C, int
 void run_naive(NaiveMap map, const float* A, const float* B, float* C, int m, int n, int k) {
     if (m == 0 || n == 0) return;  // nothing to compute; an empty grid is a launch error
     const dim3 block(32, 32);
-    // TODO(step 1): launch matmul_naive_x_row when map is NaiveMap::x_to_row, else
-    //               matmul_naive_x_col, with 32 x 32 blocks and enough of them to cover C: the
-    //               grid's x dimension counts blocks along whatever threadIdx.x walks along
-    //               (rows for x_row, columns for x_col); round up with ceil_div. Check the launch.
+    // TODO(step 1): launch the kernel that map names, with 32 x 32 blocks and enough of them to
+    //               cover C: the grid's x dimension counts blocks along what threadIdx.x walks
+    //               along. Check the launch.
     // BEGIN SOLUTION
     if (map == NaiveMap::x_to_row) {
         const dim3 grid(ceil_div(m, 32), ceil_div(n, 32));
@@ -91,17 +89,11 @@ void run_naive(NaiveMap map, const float* A, const float* B, float* C, int m, in
 // Every thread of the block must reach both, so no thread may leave early (not even one outside
 // C): the bounds checks go around the loads and the final store, never around a barrier.
 __global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
-    // TODO(step 2): declare two __shared__ float [kTile][kTile] arrays for the tiles of A and B.
-    //               tx = threadIdx.x walks along columns (coalesced), ty = threadIdx.y along
-    //               rows; this thread's element of C is row = blockIdx.y * kTile + ty,
-    //               col = blockIdx.x * kTile + tx. For each k0 = 0, kTile, 2 kTile, ... < K:
-    //                 - copy A[row][k0 + tx] and B[k0 + ty][col] into the tiles at [ty][tx],
-    //                   writing 0.0f for any element outside A or B (partial tiles at the edges:
-    //                   the zeros add nothing to the sum, so the loop below needs no checks);
-    //                 - __syncthreads();
-    //                 - acc += tileA[ty][p] * tileB[p][tx] for p < kTile;
-    //                 - __syncthreads();
-    //               Finally store acc if (row, col) is inside C.
+    // TODO(step 2): this block's kTile x kTile tile of C, threadIdx.x along columns. Walk along K
+    //               one tile at a time: each thread copies one element of A's tile and one of B's
+    //               into shared memory (0.0f outside A or B), then sums kTile products from there.
+    //               One barrier against each of the two hazards on the shared tiles; every thread
+    //               reaches every barrier, so bounds checks guard the loads and the store only.
     // BEGIN SOLUTION
     __shared__ float tile_a[kTile][kTile];
     __shared__ float tile_b[kTile][kTile];
@@ -132,7 +124,7 @@ void run_tiled(const float* A, const float* B, float* C, int m, int n, int k) {
     CUDA_CHECK_LAUNCH();
 }
 
-// ---- Step 3a: register blocking in 1D ----------------------------------------------------------
+// ---- Step 3: register blocking in 1D -----------------------------------------------------------
 // In the tiled kernel every multiply-add still needs two shared-memory reads. Shared memory is
 // fast, but an SM reads at most 32 words of it per clock while it can do 128 FMAs: at two reads
 // per FMA, the FMA units wait. Fix: give each thread several outputs and keep what they share in
@@ -145,18 +137,11 @@ static_assert(k1dBm * k1dBk == k1dThreads && k1dBk * k1dBn == k1dThreads,
 
 __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, const float* B, float* C,
                                                                 int M, int N, int K) {
-    // TODO(step 3): (3a) a block of k1dThreads threads computes a k1dBm x k1dBn tile of C:
-    //               tx = threadIdx.x % k1dBn is this thread's column, ty = threadIdx.x / k1dBn
-    //               picks its k1dTm rows ty * k1dTm ... ty * k1dTm + k1dTm - 1.
-    //               Shared tiles: A as [k1dBm][k1dBk], B as [k1dBk][k1dBn]. For each k0 step of
-    //               k1dBk, each thread copies one element of each tile (A's element number
-    //               threadIdx.x: row threadIdx.x / k1dBk, column threadIdx.x % k1dBk; B's: row
-    //               threadIdx.x / k1dBn, column threadIdx.x % k1dBn), zeros outside A and B,
-    //               then barrier, then for each p < k1dBk: b = tileB[p][tx] into a register and
-    //               acc[r] += tileA[ty * k1dTm + r][p] * b for r < k1dTm, then barrier.
-    //               float acc[k1dTm] lives in registers as long as every index into it is a
-    //               compile-time constant: fully unrolled loops (#pragma unroll).
-    //               Store the k1dTm results that lie inside C.
+    // TODO(step 3): a k1dTileRows x k1dTileCols tile of C per block of k1dThreads threads, each
+    //               thread computing k1dRowsPerThread elements of one column in float acc[], with
+    //               the value of B's tile they share read once into a register. Shared tiles
+    //               k1dTileK deep, one element of each copied per thread (zeros outside A and B).
+    //               acc[] stays in registers only if every index into it is a compile-time constant.
     // BEGIN SOLUTION
     __shared__ float tile_a[k1dBm][k1dBk];
     __shared__ float tile_b[k1dBk][k1dBn];
@@ -191,7 +176,7 @@ __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, 
     // END SOLUTION
 }
 
-// ---- Step 3b: register blocking in 2D ----------------------------------------------------------
+// ---- Step 4: register blocking in 2D -----------------------------------------------------------
 // Each of 256 threads computes an 8 x 8 micro-tile of a 128 x 128 tile of C. Per step p it loads
 // 8 values of A's column and 8 of B's row into registers and does 8 x 8 = 64 FMAs with them:
 // 16 shared reads for 64 FMAs, and as four 16-byte reads (LDS.128) rather than sixteen 4-byte
@@ -256,11 +241,9 @@ __device__ __forceinline__ void store4(float* __restrict__ M, int rows, int cols
 __device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, const float* __restrict__ B, int M,
                                                int N, int K, int row0, int col0, int k0, bool vec_a, bool vec_b,
                                                float4 (&a)[k2dALoads], float4 (&b)[k2dBLoads]) {
-    // TODO(step 3): (3b) element e = threadIdx.x + l * k2dThreads of A's tile, counted in
-    //               float4s, is row e / (k2dBk / 4), columns 4 * (e % (k2dBk / 4)) .. +3; of
-    //               B's tile, row e / (k2dBn / 4), columns 4 * (e % (k2dBn / 4)) .. +3.
-    //               Fetch them with load4 (offsets row0 + .. and k0 + .. for A, k0 + .. and
-    //               col0 + .. for B).
+    // TODO(step 4): fetch this thread's float4s of the two tiles (A's at (row0, k0), B's at
+    //               (k0, col0)) with load4. Number the float4s of a tile row by row; thread t takes
+    //               numbers t, t + k2dThreads, and so on.
     // BEGIN SOLUTION
 #pragma unroll
     for (int l = 0; l < k2dALoads; ++l) {
@@ -280,8 +263,8 @@ __device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, cons
 __device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dBk][k2dBm + k2dPad],
                                                float (&tile_b)[k2dBk][k2dBn], const float4 (&a)[k2dALoads],
                                                const float4 (&b)[k2dBLoads]) {
-    // TODO(step 3): (3b) the same element numbering as in fetch_tiles_2d. For A, four scalar
-    //               stores; for B, one float4 store (reinterpret_cast<float4*>(&tile_b[r][c])).
+    // TODO(step 4): the same numbering as fetch_tiles_2d: B's float4s go in as they are (one
+    //               16-byte store each), A's transposed (four scalar stores each).
     // BEGIN SOLUTION
 #pragma unroll
     for (int l = 0; l < k2dALoads; ++l) {
@@ -305,24 +288,11 @@ __global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* 
                                                                    const float* __restrict__ B,
                                                                    float* __restrict__ C, int M, int N, int K,
                                                                    bool vec_a, bool vec_b, bool vec_c) {
-    // TODO(step 3): (3b) tx = threadIdx.x % 16, ty = threadIdx.x / 16; the block's tile of C
-    //               starts at row0 = blockIdx.y * k2dBm, col0 = blockIdx.x * k2dBn.
-    //               Shared: __align__(16) float tile_a[2][k2dBk][k2dBm + k2dPad] and
-    //               tile_b[2][k2dBk][k2dBn]; registers: float acc[8][8] = {} and the float4s in
-    //               flight, float4 a_next[k2dALoads], b_next[k2dBLoads].
-    //               1. If K > 0: fetch the first tiles and store them into buffer 0. Barrier.
-    //               2. For tile t = 0 .. ceil(K / k2dBk) - 1, computing from buffer t % 2:
-    //                  - if there is a tile t + 1, fetch it (the loads fly during the FMAs);
-    //                  - for each p < k2dBk: read float4s tile_a[p][ty*4] and [64 + ty*4] into
-    //                    a[8], tile_b[p][tx*4] and [64 + tx*4] into b[8];
-    //                    acc[i][j] += a[i] * b[j] for all 64 pairs (unrolled);
-    //                  - if there is a tile t + 1, store it into the OTHER buffer; that buffer
-    //                    was last read in step t - 1, which the previous barrier closed;
-    //                  - one barrier: the other buffer is complete before step t + 1 reads it,
-    //                    and nobody overwrites this one (in step t + 1) before all have read it.
-    //               3. Store the micro-tile with store4, two float4s per row (columns
-    //                  col0 + tx*4 and col0 + 64 + tx*4) for each of the 8 rows row0 + ty*4 + i
-    //                  and row0 + 64 + ty*4 + i, i < 4.
+    // TODO(step 4): the 8 x 8 micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16),
+    //               laid out as described above, accumulated in float acc[8][8]. Two pairs of
+    //               shared tiles (__align__(16), A's transposed): while the FMAs use one pair, the
+    //               next tiles travel into registers, then go into the other pair; one barrier per
+    //               step. Write the micro-tile back with store4.
     // BEGIN SOLUTION
     __shared__ __align__(16) float tile_a[2][k2dBk][k2dBm + k2dPad];
     __shared__ __align__(16) float tile_b[2][k2dBk][k2dBn];
