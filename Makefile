@@ -60,6 +60,9 @@ BUILD     := build
 DEPS      := .deps/usr
 DEPS_LIB  := $(DEPS)/lib/x86_64-linux-gnu
 
+ifeq ($(filter auto native fat,$(ARCH))$(shell [[ '$(ARCH)' =~ ^sm_(7[5-9]|[89][0-9]|[1-9][0-9][0-9])a?$$ ]] && echo y),)
+  $(error ARCH must be auto, native, fat or a target of compute capability 7.5 or newer such as sm_89 (got '$(ARCH)'))
+endif
 HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 ifeq ($(ARCH),auto)
   override ARCH := $(if $(HAVE_GPU),native,fat)
@@ -221,7 +224,7 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 
 # A target for an exercise that does not exist gets the list of those that do.
 run-% test-% bench-% sanitize-% build-%:
-	@echo "make: there is no exercise '$*' (exercises: $(numbers))" >&2; exit 2
+	$(error there is no exercise '$*' (exercises: $(numbers)))
 
 # ---- Whole-course targets ---------------------------------------------------------------------
 .PHONY: help all check status sanitize doctor clean

@@ -79,6 +79,18 @@ for ex in "$@"; do
   fi
 done
 
+# 4. what a careless user types: one line and exit 2, never a crash (common/bad_input.sh)
+out=$(bash common/bad_input.sh 2>&1)
+line=$(grep -E '^bad input: [0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n 1)
+if [ -n "$line" ]; then
+  read -r p f < <(sed -E 's/^bad input: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
+else
+  p=0 f=1
+fi
+passed=$((passed + p)); failed=$((failed + f))
+printf '%-22s %3d passed, %d failed\n' "bad input" "$p" "$f"
+[ "$f" -ne 0 ] && grep -E '^bad input FAILED' <<<"$out" | head -n 40
+
 [ -n "${skip_note:-}" ] && echo "${skip_note#note: } (REQUIRE_GPU=1 makes that a failure)"
 for pr in "${problems[@]+"${problems[@]}"}"; do echo "problem: $pr"; done
 echo "check: $passed passed, $failed failed, $skipped skipped"
