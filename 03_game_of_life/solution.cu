@@ -32,12 +32,10 @@ __device__ __forceinline__ int wrap_once(int v, int n) { return v < 0 ? v + n : 
 // It reads the old lattice `in` and writes the new one `out`: no thread ever writes a cell that
 // another thread still has to read, so no synchronisation is needed within the launch.
 __global__ void life_global(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h) {
-    // TODO(step 1): compute this thread's (x, y); threads outside the lattice (the grid is rounded
-    //               up to whole blocks) return at once. Find the columns left and right of x and
-    //               the rows above and below y on the torus (x == 0: left is w - 1; x == w - 1:
-    //               right is 0; the same for rows), add up the eight neighbours, and write
-    //               next_state(...) to out. Index rows as (size_t)y * w: a lattice may have
-    //               more than 2^31 cells.
+    // TODO(step 1): write this thread's cell (x, y) of out: next_state of its cell in `in` and of
+    //               its eight neighbours on the torus, counted with multiplicity (a lattice may
+    //               be 1 cell wide). Threads outside the lattice (the grid is rounded up) return.
+    //               Wrap with a compare, not %; index in size_t (more than 2^31 cells happen).
     // BEGIN SOLUTION
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -54,9 +52,8 @@ __global__ void life_global(const uint8_t* __restrict__ in, uint8_t* __restrict_
 
 void run_global(const uint8_t* in, uint8_t* out, int width, int height) {
     if (width <= 0 || height <= 0) return;
-    // TODO(step 1): launch life_global with blocks of kGlobalBlockX x kGlobalBlockY threads (a
-    //               dim3) and a 2D grid with enough blocks to cover every column and every row
-    //               (round up in both directions), then check the launch with CUDA_CHECK_LAUNCH().
+    // TODO(step 1): launch life_global with 2D blocks of kGlobalBlockX x kGlobalBlockY threads on
+    //               a 2D grid that covers every column and every row; check the launch.
     // BEGIN SOLUTION
     const dim3 block(kGlobalBlockX, kGlobalBlockY);
     const dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
@@ -74,16 +71,11 @@ void run_global(const uint8_t* in, uint8_t* out, int width, int height) {
 // lattice may have many more cells: thread (tx, ty) handles cells (tx + 32 i, ty + 32 j).
 __global__ void life_single_block(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h,
                                   int generations) {
-    // TODO(step 2): declare the dynamic shared memory (extern __shared__ uint8_t lattice[];) and
-    //               split it into cur (the first w * h bytes) and next (the second). Then:
-    //               1. copy in -> cur, every thread taking every (blockDim.x * blockDim.y)-th
-    //                  cell (consecutive threads, consecutive bytes), and __syncthreads();
-    //               2. for each generation: every thread computes its cells of next from cur
-    //                  (the same neighbour sum and wrap-around as step 1), then
-    //                  __syncthreads(), then swap the two pointers;
-    //               3. copy cur -> out.
-    //               Every thread must reach every __syncthreads(): never put one inside a branch
-    //               or a loop that some threads of the block skip.
+    // TODO(step 2): hold both lattices in the dynamic shared memory (extern __shared__, w * h
+    //               bytes each): copy `in` in, run `generations` generations, each reading one
+    //               copy and writing the other, and copy the last one to `out`. Thread (tx, ty)
+    //               handles cells (tx + 32 i, ty + 32 j). Every thread must reach every barrier:
+    //               none inside a branch or a loop whose trip count differs between threads.
     // BEGIN SOLUTION
     extern __shared__ uint8_t lattice[];
     const size_t cells = (size_t)w * h;
@@ -133,8 +125,8 @@ bool run_single_block(const uint8_t* in, uint8_t* out, int width, int height, in
     CUDA_CHECK(cudaFuncSetAttribute(life_single_block, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)shared_bytes));
     // TODO(step 2): launch life_single_block as ONE block of kSingleBlockSide x kSingleBlockSide
-    //               threads with shared_bytes of dynamic shared memory (the third launch
-    //               parameter), passing max(generations, 0); check the launch.
+    //               threads with shared_bytes of dynamic shared memory; a negative generation
+    //               count runs none. Check the launch.
     // BEGIN SOLUTION
     const dim3 block(kSingleBlockSide, kSingleBlockSide);
     life_single_block<<<1, block, shared_bytes>>>(in, out, width, height, generations > 0 ? generations : 0);
@@ -244,22 +236,11 @@ __device__ __forceinline__ Six row_words(const uint32_t* row, int lane) {
 
 __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
     life_shared(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h, Access access) {
-    // TODO(step 3): declare the tile, __shared__ __align__(16) uint32_t tile[kTileRows][kRowWords],
-    //               and this thread's place: lane = threadIdx.x, the tile's first cell
-    //               (x0, y0) = (blockIdx.x * kTileW, blockIdx.y * kTileH), and the thread's 16
-    //               cells of each row start at column x = x0 + kCellsPerThread * lane.
-    //               Then fill `tile`:
-    //               - Shared row r (0 .. kTileRows - 1) is lattice row y0 - 1 + r, wrapped with
-    //                 wrap_once; a row still outside after that (a lattice lower than the tile)
-    //                 is all zeros. The warps take turns: r = threadIdx.y, + kSharedBlockY, ...
-    //                 In each row, thread `lane` copies load16(row, x, w, access) to words
-    //                 kFirst + 4 * lane .. + 3 (one uint4 store).
-    //               - The halo columns, 2 cells per shared row: thread t = threadIdx.y *
-    //                 kSharedBlockX + lane, for t < 2 * kTileRows, fetches the cell left (t even)
-    //                 or right (t odd) of shared row t / 2 with cell_at, and stores it to word
-    //                 kFirst - 1 (in the top byte: << 24) or kFirst + kTileW / 4 (lowest byte).
-    //               Issue all the loads of a thread before its first store to shared memory, so
-    //               they are all on their way at once. Then __syncthreads().
+    // TODO(step 3): fill __shared__ __align__(16) uint32_t tile[kTileRows][kRowWords] (layout above)
+    //               for tile (blockIdx.x * kTileW, blockIdx.y * kTileH), then one barrier. The 34
+    //               rows go round the 8 warps (warps 0-1 load 5, halo rows included; 2-7 load 4),
+    //               lane L's 16 cells to its 4 words (load16); the block's first 68 threads fetch
+    //               the halo cells (cell_at). Every thread loads, even past the edge: see README.
     // BEGIN SOLUTION
     __shared__ __align__(16) uint32_t tile[kTileRows][kRowWords];
     const int lane = threadIdx.x;
@@ -302,16 +283,11 @@ __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
     __syncthreads();
     // END SOLUTION
 
-    // TODO(step 3): this thread updates its 16 cells (four words) in tile rows r0 =
-    //               threadIdx.y * kRowsPerThread .. r0 + kRowsPerThread - 1, i.e. lattice rows
-    //               y0 + r0 + i. Shared rows r0 + i, r0 + i + 1 and r0 + i + 2 are the rows above,
-    //               at and below; row_words() reads the six words of a row this thread needs.
-    //               Add the three rows word by word (column sums), then call next_four() for
-    //               each of the four words, with the column sums of the words left and right of
-    //               it and the word's own cells. Moving down a row, the rows at and below become
-    //               the rows above and at: keep them in registers and read only the new row.
-    //               Write each row's 16 new cells with store16(), if that row is inside the
-    //               lattice (y < h) and x < w.
+    // TODO(step 3): update this thread's 16 cells in its kRowsPerThread consecutive tile rows
+    //               (warp y: rows y * kRowsPerThread on) from the shared rows above, at and below
+    //               each (row_words, next_four); keep rows in registers while moving down, so
+    //               each shared row is read once. Store (store16) only rows inside the lattice;
+    //               store16 itself skips cells past the right edge.
     // BEGIN SOLUTION
     const int r0 = threadIdx.y * kRowsPerThread;
     Six above = row_words(tile[r0], lane);
@@ -334,12 +310,10 @@ __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
 
 void run_shared(const uint8_t* in, uint8_t* out, int width, int height) {
     if (width <= 0 || height <= 0) return;
-    // TODO(step 3): choose the access: Access::vec16 when width % 16 == 0 and both pointers are
-    //               16-byte aligned (reinterpret_cast<uintptr_t>(p) % 16 == 0), else
-    //               Access::word4 when width % 4 == 0 and both are 4-byte aligned, else
-    //               Access::bytes. Launch life_shared with a 2D grid of ceil(width / kTileW) x
-    //               ceil(height / kTileH) blocks of kSharedBlockX x kSharedBlockY threads; check
-    //               the launch.
+    // TODO(step 3): use the widest Access the data allows (vec16 needs a width that is a multiple
+    //               of 16 and both pointers 16-byte aligned; word4 the same with 4; else bytes),
+    //               and launch life_shared with one block of kSharedBlockX x kSharedBlockY threads
+    //               per tile, tiles covering the lattice; check the launch.
     // BEGIN SOLUTION
     const uintptr_t pointers = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
     const Access access = width % 16 == 0 && pointers % 16 == 0 ? Access::vec16

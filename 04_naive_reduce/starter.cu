@@ -17,18 +17,15 @@
 // atomic makes each read-add-write indivisible, so no addition is lost, but additions to one
 // address are carried out one at a time: n steps, however many threads there are.
 __global__ void sum_atomic_each(const float* x, size_t n, float* sum) {
-    // TODO(step 1): grid-stride over the array (as in 02, step 3: start at the thread's global
-    //               index, advance by gridDim.x * blockDim.x, size_t indices) and atomicAdd
-    //               each element into *sum.
+    // TODO(step 1): atomicAdd every element of x into *sum, each thread taking its elements in a
+    //               grid-stride loop (any grid size, any n; size_t indices).
 }
 
 void run_atomic_each(const float* x, size_t n, float* sum, int block_size) {
-    // TODO(step 1): atomics add to what is there, so first zero *sum with
-    //               CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(float))) (asynchronous, in the
-    //               same stream as the kernel; 0 is also the sum of nothing, so do it even when
-    //               n == 0). Then, if n > 0, launch sum_atomic_each with reduce_blocks(n,
-    //               block_size) blocks (a bounded grid: see naive_reduce.h) of block_size
-    //               threads, and CUDA_CHECK_LAUNCH().
+    // TODO(step 1): *sum must start at 0, also when n == 0 (the sum of nothing), and be zeroed in
+    //               the same stream so that it happens before the kernel runs; then launch
+    //               sum_atomic_each on a bounded grid (reduce_blocks in naive_reduce.h) of
+    //               block_size threads, and check the launch.
 }
 
 // ---- Step 2: block_serial ---------------------------------------------------------------------
@@ -39,17 +36,17 @@ void run_atomic_each(const float* x, size_t n, float* sum, int block_size) {
 // The sum of this thread's elements: i = global index, i + stride, i + 2 * stride, ... (0 for a
 // thread with none). Used by steps 2, 3 and 5.
 __device__ float thread_sum(const float* x, size_t n) {
-    // TODO(step 2): add up x[i] over this thread's grid-stride indices in a float register.
+    // TODO(step 2): return the sum of this thread's grid-stride elements, added in a register.
     return 0.0f;
 }
 
 // Launched with blockDim.x floats of dynamic shared memory (the third <<<>>> argument), so the
 // array is as long as the block, whatever its size.
 __global__ void sum_block_serial(const float* x, size_t n, float* partials) {
-    // TODO(step 2): declare `extern __shared__ float values[];`, store thread_sum(x, n) in
-    //               values[threadIdx.x], then __syncthreads() (every thread must reach it:
-    //               never inside an if). Then thread 0 alone adds values[0 .. blockDim.x) one
-    //               after another and writes the total to partials[blockIdx.x].
+    // TODO(step 2): each thread puts its thread_sum in the dynamic shared array (extern
+    //               __shared__, blockDim.x floats); once all are there, thread 0 alone adds them
+    //               in order and writes the block's total to partials[blockIdx.x]. Every thread
+    //               of the block must reach the barrier.
 }
 
 void run_block_serial(const float* x, size_t n, float* partials, int block_size) {
@@ -67,18 +64,15 @@ void run_block_serial(const float* x, size_t n, float* partials, int block_size)
 // least blockDim.x floats); every thread gets the block's total. It contains barriers, so it
 // must be called by all threads of the block, or by none.
 __device__ float block_tree_sum(float v, float* s) {
-    // TODO(step 3): s[threadIdx.x] = v; __syncthreads(). Then, while more than one value is
-    //               left (`active`, starting at blockDim.x): half = (active + 1) / 2 (rounded up,
-    //               so an odd count works and any block size does), threads t < active - half do
-    //               s[t] += s[t + half]; __syncthreads() OUTSIDE the if; active = half.
-    //               Finally read s[0] into a register, __syncthreads() once more (so the caller
-    //               may reuse s at once), and return it.
+    // TODO(step 3): combine the block's values in s in about log2(blockDim.x) rounds, each folding
+    //               the upper part onto the lower, for ANY block size from 1 to 1024 (not only
+    //               powers of two); every thread returns the total. Every thread reaches every
+    //               barrier, and the caller may write s again as soon as this returns.
     return 0.0f;
 }
 
 __global__ void sum_block_tree(const float* x, size_t n, float* partials) {
-    // TODO(step 3): as step 2 (extern __shared__ values), but combine with block_tree_sum;
-    //               thread 0 writes partials[blockIdx.x].
+    // TODO(step 3): as step 2, with block_tree_sum combining the block's values.
 }
 
 void run_block_tree(const float* x, size_t n, float* partials, int block_size) {
@@ -104,19 +98,18 @@ __device__ Stats stats_of(float x) { return Stats{1ull, x, 0.0f, x, x}; }
 // (each part's deviations are measured from its own mean; the last term moves them to the
 // common mean). Counts and sums simply add; min and max with NaN passed through.
 __device__ Stats stats_merge(Stats a, Stats b) {
-    // TODO(step 4): return the other one if a or b is empty (count 0: its mean is 0 / 0), else
-    //               apply the formula above. Compute na * nb / (na + nb) as
-    //               (float)na * ((float)nb / (float)(na + nb)) so it cannot overflow.
+    // TODO(step 4): the summary of a and b together (the formula above). An empty side (count 0,
+    //               its mean 0 / 0) leaves the other unchanged. Form the weight so that no
+    //               product of two counts can overflow.
     return a;
 }
 
 // Launched with blockDim.x Stats of dynamic shared memory.
 __global__ void stats_blocks(const float* x, size_t n, Stats* partials) {
-    // TODO(step 4): declare `extern __shared__ Stats summaries[];`. Each thread starts from
-    //               stats_empty() and merges stats_of(x[i]) for each of its grid-stride
-    //               elements; then the block merges summaries[] with the tree of step 3 (same
-    //               rounds, same barriers, stats_merge instead of +), and thread 0 writes
-    //               summaries[0] to partials[blockIdx.x].
+    // TODO(step 4): each thread summarises its grid-stride elements (from stats_empty()); the block
+    //               merges the summaries in dynamic shared memory (extern __shared__ Stats,
+    //               blockDim.x of them) with step 3's rounds and barriers; thread 0 writes the
+    //               block's summary to partials[blockIdx.x].
 }
 
 void run_stats(const float* x, size_t n, Stats* partials, int block_size) {
@@ -133,26 +126,25 @@ void run_stats(const float* x, size_t n, Stats* partials, int block_size) {
 
 // One block per row, the block striding over rows (gridDim.x may be smaller than rows).
 __global__ void sum_rows(const float* m, size_t rows, size_t cols, float* row_sums) {
-    // TODO(step 5): for r = blockIdx.x, r + gridDim.x, ... < rows: each thread adds elements
-    //               threadIdx.x, threadIdx.x + blockDim.x, ... of row r (m + r * cols), then
-    //               block_tree_sum (extern __shared__ float values[]); thread 0 writes
-    //               row_sums[r]. r is the same for the whole block, so every thread reaches the
-    //               barriers inside block_tree_sum equally often.
+    // TODO(step 5): block b sums rows b, b + gridDim.x, ...: its threads add a row's elements in a
+    //               loop across the row, block_tree_sum combines them (extern __shared__ float
+    //               values[]), thread 0 writes row_sums[r]. Every thread of the block must make
+    //               the same number of block_tree_sum calls: it contains barriers.
 }
 
 // x covers the columns (grid-stride), y cuts the rows into bands of `band` rows: the band's
 // column sum is added into col_sums (zeroed by the launcher) with one atomicAdd. Few atomics
 // per address, unlike step 1: rows / band of them for each column.
 __global__ void sum_cols(const float* m, size_t rows, size_t cols, size_t band, float* col_sums) {
-    // TODO(step 5): rows r0 = blockIdx.y * band up to min(rows, r0 + band); for each column
-    //               c = global x index, + gridDim.x * blockDim.x, ... < cols: add m[r * cols + c]
-    //               over the band's rows in a register, then atomicAdd it into col_sums[c].
+    // TODO(step 5): blockIdx.y picks a band of `band` rows (the last band may be shorter); x covers
+    //               the columns in a grid-stride loop. For each column, add the band's elements
+    //               in a register, then atomicAdd that into col_sums[c].
 }
 
 // The total is a reduction of the row sums: ONE block, so thread_sum strides by blockDim.x.
 __global__ void sum_total(const float* row_sums, size_t rows, float* total) {
-    // TODO(step 5): block_tree_sum of thread_sum(row_sums, rows) (extern __shared__ float
-    //               values[]); thread 0 writes *total.
+    // TODO(step 5): ONE block reduces the row sums (thread_sum, block_tree_sum, extern __shared__
+    //               float values[]); thread 0 writes *total.
 }
 
 void run_rows_cols(const float* m, size_t rows, size_t cols, float* row_sums, float* col_sums,
