@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "bench.h"
+#include "launch.h"
 #include "options.h"
+#include "program.h"
 #include "testing.h"
 
 namespace {
@@ -20,6 +22,10 @@ struct Parsed {
         options_throw_for_tests() = true;
     }
     Options options() { return Options((int)argv.size(), argv.data(), "usage\n"); }
+    Program program() {
+        return Program((int)argv.size(), argv.data(),
+                       {"does things", "  --n N   items\n", {"one", "two"}, {"lib"}, "the tables"});
+    }
 };
 size_t parse_size(const std::string& v) { return Parsed({"--n", v}).options().size("--n", 7); }
 std::string size_error(const std::string& v) {
@@ -49,6 +55,68 @@ TEST_CASE("host: options: bad sizes name the option and the problem") {
     CHECK(size_error("99999999999999999999999") == "--n: '99999999999999999999999' is too large");
     CHECK(size_error("2^99") == "--n: '2^99' is too large");
     CHECK(size_error("") == "--n: '' is not a whole number");
+    CHECK(size_error("-h") == "--n: '-h' is not a whole number");  // not "is negative"
+    CHECK(size_error("-0") == "--n: '-0' is negative");
+    CHECK(size_error("2^10-2000") == "--n: '2^10-2000' is negative");
+    CHECK(size_error("a\x01\xef") == "--n: 'a\\x01\\xEF' is not a whole number");  // bytes escaped
+}
+
+TEST_CASE("host: options: a negative value keeps its sign in the message") {
+    auto p = Parsed({"--device", "-1e30", "--block", "-3"});
+    Options o = p.options();
+    CHECK_THROWS_WITH(o.integer("--device", 0, 0, 63), "--device: '-1e30' is not a whole number");
+    CHECK_THROWS_WITH(o.integer("--block", 256, 1, 1024), "--block: must be at least 1 (got -3)");
+}
+
+TEST_CASE("host: options: empty text, given(), and printable()") {
+    auto p = Parsed({"--gif", "", "--n", "3"});
+    Options o = p.options();
+    CHECK_THROWS_WITH(o.text("--gif", "x"), "--gif: needs a value (got an empty one)");
+    CHECK(o.given("--n"));
+    CHECK_FALSE(o.given("--m"));
+    CHECK(Options::printable("ok text") == "ok text");
+    CHECK(Options::printable("\xef\xbb\xbfx") == "\\xEF\\xBB\\xBFx");
+    CHECK(Options::printable(std::string(100, 'a')).size() == 63);
+}
+
+TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it ignores") {
+    auto p = Parsed({"--kernel", "two", "--seed", "9"});
+    Program prog = p.program();
+    CHECK(prog.kernel == "two");
+    CHECK(prog.seed == 9u);
+    CHECK(prog.selected("two"));
+    CHECK_FALSE(prog.selected("one"));
+    CHECK_THROWS_WITH(Parsed({"--kernel", "three"}).program(),
+                      "--kernel: unknown value 'three' (choose one of: one, two, lib, all)");
+    CHECK_THROWS_WITH(Parsed({"--bench", "--kernel", "one"}).program(),
+                      "--kernel: --bench measures every step; leave --kernel out or drop --bench");
+    auto q = Parsed({"--bench", "--n", "5"});
+    Program bench = q.program();
+    CHECK(bench.bench);
+    CHECK_THROWS_WITH(bench.not_with_bench({"--m", "--n"}),
+                      "--n: is not used by --bench (its sizes and settings are fixed: see --help); drop one of the two");
+    const std::string usage = program_usage("prog", {"does things", "  --n N   items\n", {"one", "two"}, {}, ""});
+    CHECK(usage.find("one, two or all") != std::string::npos);
+    CHECK(usage.find("--bench") == std::string::npos);  // no benchmark: no --bench
+}
+
+TEST_CASE("host: launch helpers") {
+    CHECK(ceil_div(0, 256) == 0u);
+    CHECK(ceil_div(1, 256) == 1u);
+    CHECK(ceil_div(256, 256) == 1u);
+    CHECK(ceil_div(257, 256) == 2u);
+    CHECK(ceil_div(((size_t)1 << 40) + 1, 1024) == ((size_t)1 << 30) + 1);
+    CHECK(next_pow2(0) == 1u);
+    CHECK(next_pow2(1) == 1u);
+    CHECK(next_pow2(3) == 4u);
+    CHECK(next_pow2((size_t)1 << 31) == ((size_t)1 << 31));
+    CHECK(next_pow2(((size_t)1 << 31) + 1) == ((size_t)1 << 32));
+}
+
+TEST_CASE("host: the timing method is described from the settings themselves") {
+    CHECK(timing_method(BenchConfig{3, 20, true}) ==
+          "median of 20 runs after 3 warm-up runs, timed with CUDA events, L2 cache flushed before each run");
+    CHECK(timing_method(BenchConfig{2, 10, false}) == "median of 10 runs after 2 warm-up runs, timed with CUDA events");
 }
 
 TEST_CASE("host: options: integers, reals, choices, flags and unknown options") {
