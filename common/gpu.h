@@ -76,7 +76,9 @@ struct DeviceFacts {
     double fp32_gflops = 0;   // theoretical FP32 peak (an FMA counts as 2 FLOP), GFLOP/s
 };
 
-inline DeviceFacts device_facts(int device = 0) {
+// The facts of `device`; by default of the current device, the one kernels are launched on.
+inline DeviceFacts device_facts(int device = -1) {
+    if (device < 0) CUDA_CHECK(cudaGetDevice(&device));
     auto attr = [device](cudaDeviceAttr a) {
         int v = 0;
         CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));

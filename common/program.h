@@ -24,7 +24,8 @@
 struct ProgramSpec {
     std::string synopsis;              // one line: what the program does
     std::string options;               // the program's own option lines, each ending in \n
-    std::vector<std::string> steps;    // --kernel choices, in step order (step_names(kSteps))
+    std::vector<std::string> steps;    // --kernel choices, in step order (step_names(kSteps)); empty: a
+                                       // program that runs no step kernels (01) has no --kernel, no --seed
     std::vector<std::string> extra_kernels = {};  // other --kernel choices (e.g. "cub")
     std::string bench = "";            // what --bench prints instead; empty: no --bench
 };
@@ -48,8 +49,10 @@ inline std::string program_usage(const std::string& program, const ProgramSpec& 
     kernels.insert(kernels.end(), spec.extra_kernels.begin(), spec.extra_kernels.end());
     kernels.push_back("all");
     std::string u = "usage: " + program + " [options]      " + spec.synopsis + "\n" + spec.options;
-    u += "  --kernel NAME   the step to run (default all):\n                  " + or_list(kernels, "                  ") + "\n";
-    u += "  --seed S        seed of the random input (default 1)\n";
+    if (!spec.steps.empty()) {
+        u += "  --kernel NAME   the step to run (default all):\n                  " + or_list(kernels, "                  ") + "\n";
+        u += "  --seed S        seed of the random input (default 1)\n";
+    }
     if (!spec.bench.empty()) u += "  --bench         print " + spec.bench + " instead\n";
     u += "  --help          this text\n";
     return u;
@@ -62,14 +65,16 @@ public:
         std::vector<std::string> kernels = spec.steps;
         kernels.insert(kernels.end(), spec.extra_kernels.begin(), spec.extra_kernels.end());
         kernels.push_back("all");
-        kernel = choice("--kernel", "all", kernels);
-        seed = size("--seed", 1, 0);
+        if (!spec.steps.empty()) {
+            kernel = choice("--kernel", "all", kernels);
+            seed = size("--seed", 1, 0);
+        }
         bench = spec.bench.empty() ? false : flag("--bench");
-        if (bench && given("--kernel"))
+        if (bench && !spec.steps.empty() && given("--kernel"))
             fail("--kernel", "--bench measures every step; leave --kernel out or drop --bench");
     }
 
-    std::string kernel;  // "all" or one step's (or library's) name
+    std::string kernel = "all";  // "all" or one step's (or library's) name
     uint64_t seed = 1;
     bool bench = false;
 

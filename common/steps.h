@@ -18,6 +18,18 @@ struct Step {
     Fn run;            // the launcher the student writes (or an adapter to it)
 };
 
+// How a step is named everywhere: "step 2 many_blocks". Its test cases are "step 2 many_blocks:
+// what they check" (testing.h), and test_main.cpp counts each case for the step step_of_case()
+// finds in its name; check.sh and status.sh read only the "steps: N of M passed" line it prints.
+inline std::string step_label(int number, const std::string& name) {
+    return "step " + std::to_string(number) + " " + name;
+}
+// "step 2 many_blocks: n = 10000" -> "step 2 many_blocks"; "" for a case of no step ("host: ...").
+inline std::string step_of_case(const std::string& case_name) {
+    if (case_name.rfind("step ", 0) != 0) return "";
+    return case_name.substr(0, case_name.find(':'));
+}
+
 template <class Fn, size_t N>
 std::vector<std::string> step_names(const Step<Fn> (&steps)[N]) {
     std::vector<std::string> names;

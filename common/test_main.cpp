@@ -28,13 +28,8 @@ struct Tally {
     std::vector<std::string> order;  // steps in the order first seen
     std::map<std::string, StepResult> steps;
 
-    // "step 2 many_blocks: n = 10000" -> "step 2 many_blocks"; other names -> "" (not a step)
-    static std::string step_of(const std::string& name) {
-        if (name.rfind("step ", 0) != 0) return "";
-        return name.substr(0, name.find(':'));
-    }
     StepResult* step(const std::string& name) {
-        std::string s = step_of(name);
+        std::string s = step_of_case(name);
         if (s.empty()) return nullptr;
         if (!steps.count(s)) order.push_back(s);
         return &steps[s];

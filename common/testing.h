@@ -44,7 +44,6 @@ inline std::vector<std::string>& declared_steps() {
     static std::vector<std::string> steps;
     return steps;
 }
-inline std::string step_label(int number, const char* name) { return "step " + std::to_string(number) + " " + name; }
 
 template <class Fn, size_t N>
 int declare_steps(const Step<Fn> (&steps)[N]) {

@@ -100,6 +100,30 @@ TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it
     CHECK(usage.find("--bench") == std::string::npos);  // no benchmark: no --bench
 }
 
+TEST_CASE("host: program: with no steps there is no --kernel and no --seed") {
+    const ProgramSpec spec{"lists things", "  --device D   one device\n", {}, {}, "the tables"};
+    const std::string usage = program_usage("prog", spec);
+    CHECK(usage.find("--kernel") == std::string::npos);
+    CHECK(usage.find("--seed") == std::string::npos);
+    CHECK(usage.find("--bench") != std::string::npos);
+    // Unknown options, refused by finish() like any typo (not by the --bench rule for --kernel).
+    for (auto words : {std::vector<std::string>{"--kernel", "all"}, {"--bench", "--kernel", "all"}, {"--seed", "3"}}) {
+        Parsed p(words);
+        Program prog((int)p.argv.size(), p.argv.data(), spec);
+        CHECK(prog.kernel == "all");
+        const std::string unknown = words[0] == "--bench" ? words[1] : words[0];
+        CHECK_THROWS_WITH(prog.finish(), ("unknown option '" + unknown + "' (try --help)").c_str());
+    }
+}
+
+TEST_CASE("host: steps: a test case belongs to the step its name begins with") {
+    CHECK(step_label(2, "many_blocks") == "step 2 many_blocks");
+    CHECK(step_of_case(step_label(2, "many_blocks") + ": n = 10000") == "step 2 many_blocks");
+    CHECK(step_of_case("step 12 a_b") == "step 12 a_b");
+    CHECK(step_of_case("host: options") == "");
+    CHECK(step_of_case("support: the FMA kernel") == "");
+}
+
 TEST_CASE("host: launch helpers") {
     CHECK(ceil_div(0, 256) == 0u);
     CHECK(ceil_div(1, 256) == 1u);
