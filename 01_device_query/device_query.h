@@ -10,7 +10,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+
+#include "steps.h"
 
 // Every numeric field starts at kNotFilled, so the program can print "(TODO step N)" for a field
 // the starter has not filled in yet. Byte counts are int64_t so they can hold it too.
@@ -69,6 +72,36 @@ double ridge_point(double peak_gflops, double bandwidth_gbs);
 // "not done yet" from a real answer.
 constexpr double kNotDone = -1.0;
 
+// ---- The steps, declared once: the program's "(TODO step N name)" marks, the tests and their
+// summary all read this list. Each step's `run` asks your code whether the step has an answer
+// yet: steps 1-2 leave kNotFilled in the fields they have not set, and the starter's step 3-5
+// placeholders return kNotDone whatever the input.
+inline bool all_filled(std::initializer_list<int64_t> fields) {
+    for (int64_t f : fields)
+        if (f < 0) return false;
+    return true;
+}
+using StepDoneFn = bool (*)(const DeviceReport& report);
+inline const Step<StepDoneFn> kSteps[] = {
+    {1, "limits",
+     [](const DeviceReport& r) {
+         return all_filled({r.cc_major, r.cc_minor, r.sm_count, r.sm_clock_khz, r.warp_size, r.max_threads_per_block,
+                            r.max_threads_per_sm, r.max_blocks_per_sm, r.max_block_dim[0], r.max_block_dim[1],
+                            r.max_block_dim[2], r.max_grid_dim[0], r.max_grid_dim[1], r.max_grid_dim[2],
+                            r.regs_per_block, r.regs_per_sm, r.shared_per_block, r.shared_per_block_optin,
+                            r.shared_reserved_per_block, r.shared_per_sm});
+     }},
+    {2, "memory",
+     [](const DeviceReport& r) {
+         return all_filled({r.const_bytes, r.global_total_bytes, r.global_free_bytes, r.l2_bytes,
+                            r.persisting_l2_max_bytes, r.mem_bus_bits, r.mem_clock_khz});
+     }},
+    {3, "bandwidth", [](const DeviceReport&) { return theoretical_bandwidth_gbs(1000, 64) != kNotDone; }},
+    {4, "fp32_cores", [](const DeviceReport&) { return fp32_cores_per_sm(9, 0) != (int)kNotDone; }},
+    {5, "roofline",
+     [](const DeviceReport&) { return peak_fp32_gflops(1, 64, 1000) != kNotDone && ridge_point(1, 1) != kNotDone; }},
+};
+
 // ---- Support (peak_kernels.cu), not a student step -------------------------------------------
 // A kernel that does nothing but FP32 FMAs: each thread runs kFmaChains independent chains
 // x = x * mul + add for `iterations` steps and writes the sum of its chains to out[thread].
@@ -78,8 +111,19 @@ constexpr int kFmaChains = 8;
 // Launches blocks x block threads (out holds blocks * block floats, device memory).
 // Asynchronous; blocks == 0 does nothing.
 void run_fma_throughput(float* out, size_t blocks, int block, int iterations, float mul, float add);
-// Blocks of `block` threads that one SM holds at once for this kernel.
-int fma_blocks_per_sm(int block);
+
+// The benchmark's FMA row, on the current device: four full waves of 256-thread blocks, each
+// thread kFmaChains x `iterations` FMAs, timed as common/bench.h times everything; afterwards 64
+// threads spread over the grid are checked against the CPU (a fast wrong kernel is no result).
+struct FmaMeasurement {
+    size_t threads = 0;
+    int iterations = 0;
+    double median_ms = 0;
+    bool ok = false;      // the checked threads match the CPU reference
+    std::string problem;  // what differs, when !ok
+};
+FmaMeasurement measure_fma_throughput();
+
 // FLOP done by one launch.
 inline double fma_throughput_flop(size_t threads, int iterations) {
     return 2.0 * kFmaChains * (double)iterations * (double)threads;

@@ -5,74 +5,38 @@
 #include <string>
 #include <vector>
 
-#include "bench.h"
-#include "buffer.h"
-#include "compare.h"
 #include "device_query.h"
-#include "gpu.h"
 #include "program.h"
 
-static const char* kUsage =
-    "usage: device_query [options]      what each GPU is made of, and how fast it could go\n"
-    "  --device D      show only device D (default: every device; device 0 for --bench)\n"
-    "  --bench         measure device-to-device copy bandwidth and FP32 FMA throughput on one\n"
-    "                  device, and compare them with the theoretical peaks of steps 3-5\n";
-
-static const char* kStepNames[] = {"", "limits", "memory", "bandwidth", "fp32_cores", "roofline"};
-
-// ---- Which steps are done -------------------------------------------------------------------
-// Steps 1-2 leave kNotFilled (-1) in the fields they have not set. Steps 3-5 are pure functions
-// whose starter placeholders answer kNotDone whatever the input.
-static bool all_set(std::initializer_list<long long> fields) {
-    for (long long f : fields)
-        if (f < 0) return false;
-    return true;
-}
-static bool limits_filled(const DeviceReport& r) {
-    return all_set({r.cc_major, r.cc_minor, r.sm_count, r.sm_clock_khz, r.warp_size,
-                    r.max_threads_per_block, r.max_threads_per_sm, r.max_blocks_per_sm,
-                    r.max_block_dim[0], r.max_block_dim[1], r.max_block_dim[2], r.max_grid_dim[0],
-                    r.max_grid_dim[1], r.max_grid_dim[2], r.regs_per_block, r.regs_per_sm,
-                    r.shared_per_block, r.shared_per_block_optin, r.shared_reserved_per_block,
-                    r.shared_per_sm});
-}
-static bool memory_filled(const DeviceReport& r) {
-    return all_set({r.const_bytes, r.global_total_bytes, r.global_free_bytes, r.l2_bytes,
-                    r.persisting_l2_max_bytes, r.mem_bus_bits, r.mem_clock_khz});
-}
-static bool step_done(const DeviceReport& r, int step) {
-    switch (step) {
-        case 1: return limits_filled(r);
-        case 2: return memory_filled(r);
-        case 3: return theoretical_bandwidth_gbs(1000, 64) != kNotDone;
-        case 4: return fp32_cores_per_sm(9, 0) != (int)kNotDone;
-        default: return peak_fp32_gflops(1, 64, 1000) != kNotDone && ridge_point(1, 1) != kNotDone;
-    }
-}
-// The steps of `needs` that are not done yet.
-static std::vector<int> not_done(const DeviceReport& r, std::vector<int> needs) {
+// ---- Which steps are done: kSteps (steps 1 to 5, in order) asks your code -------------------
+// The steps of `needs` (in order) that your code has not answered yet.
+static std::vector<int> not_done(const DeviceReport& r, std::initializer_list<int> needs) {
     std::vector<int> left;
     for (int n : needs)
-        if (!step_done(r, n)) left.push_back(n);
+        if (!kSteps[n - 1].run(r)) left.push_back(n);
     return left;
 }
 
-// ---- Formatting -----------------------------------------------------------------------------
-static std::string todo(int step) { return strf("(TODO step %d %s)", step, kStepNames[step]); }
-
+static std::string label(int step) { return step_label(step, kSteps[step - 1].name); }  // "step 3 bandwidth"
 // "(TODO step 3 bandwidth)" for one step, "(TODO steps 2, 3)" for several.
 static std::string todo(const std::vector<int>& steps) {
-    if (steps.size() == 1) return todo(steps[0]);
+    if (steps.size() == 1) return "(TODO " + label(steps[0]) + ")";
     std::string s;
     for (int n : steps) s += (s.empty() ? "" : ", ") + std::to_string(n);
     return "(TODO steps " + s + ")";
 }
 
-static std::string num(long long v, int step) { return v < 0 ? todo(step) : strf("%lld", v); }
+// ---- Formatting: a field's value, or its step's TODO mark while it is unfilled ----------------
+static std::string num(long long v, int step) { return v < 0 ? todo({step}) : strf("%lld", v); }
+static std::string mhz(int khz, int step) { return khz < 0 ? todo({step}) : strf("%d MHz", khz / 1000); }
+static std::string regs(int n) { return n < 0 ? todo({1}) : strf("%d x 32 bits = %d KiB", n, n / 256); }
+static std::string dims(const int* d) {
+    return d[0] < 0 || d[1] < 0 || d[2] < 0 ? todo({1}) : strf("%d x %d x %d", d[0], d[1], d[2]);
+}
 
 // 49152 -> "48 KiB (49152 bytes)"; 52428800 -> "50 MiB"; 150121545728 -> "139.81 GiB".
 static std::string bytes_text(long long b, int step) {
-    if (b < 0) return todo(step);
+    if (b < 0) return todo({step});
     if (b < 1024) return strf("%lld bytes", b);
     const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
     double v = (double)b / 1024;
@@ -86,40 +50,24 @@ static std::string bytes_text(long long b, int step) {
     return s;
 }
 
-static std::string mhz(int khz, int step) {
-    return khz < 0 ? todo(step) : strf("%d MHz", khz / 1000);
-}
-
 // The architecture's name, for the listing only.
 static const char* architecture(int major, int minor) {
-    switch (major) {
-        case 5: return "Maxwell";
-        case 6: return "Pascal";
-        case 7: return minor == 5 ? "Turing" : "Volta";
-        case 8: return minor == 9 ? "Ada Lovelace" : "Ampere";
-        case 9: return "Hopper";
-        case 10: case 11: case 12: return "Blackwell";
-        default: return "an architecture this program does not know";
-    }
+    const char* by_major[] = {"Maxwell", "Pascal", minor == 5 ? "Turing" : "Volta",  // 5, 6, 7
+                              minor == 9 ? "Ada Lovelace" : "Ampere", "Hopper",      // 8, 9
+                              "Blackwell", "Blackwell", "Blackwell"};                // 10, 11, 12
+    return major >= 5 && major <= 12 ? by_major[major - 5] : "an architecture this program does not know";
 }
 
-static void line(const char* label, const std::string& value) {
-    std::printf("  %-34s %s\n", label, value.c_str());
-}
+static void line(const char* name, const std::string& value) { std::printf("  %-34s %s\n", name, value.c_str()); }
 
 // ---- The derived figures --------------------------------------------------------------------
 // A negative value: cannot say yet (a step it needs is not done).
-struct Derived {
-    double bandwidth = -1, peak = -1, ridge = -1;
-    int cores = -1;
-};
+struct Derived { double bandwidth = -1, peak = -1, ridge = -1; int cores = -1; };
 static Derived derive(const DeviceReport& r) {
     Derived d;
-    if (not_done(r, {2, 3}).empty())
-        d.bandwidth = theoretical_bandwidth_gbs(r.mem_clock_khz, r.mem_bus_bits);
+    if (not_done(r, {2, 3}).empty()) d.bandwidth = theoretical_bandwidth_gbs(r.mem_clock_khz, r.mem_bus_bits);
     if (not_done(r, {1, 4}).empty()) d.cores = fp32_cores_per_sm(r.cc_major, r.cc_minor);
-    if (d.cores > 0 && not_done(r, {5}).empty())
-        d.peak = peak_fp32_gflops(r.sm_count, d.cores, r.sm_clock_khz);
+    if (d.cores > 0 && not_done(r, {5}).empty()) d.peak = peak_fp32_gflops(r.sm_count, d.cores, r.sm_clock_khz);
     if (d.peak >= 0 && d.bandwidth > 0) d.ridge = ridge_point(d.peak, d.bandwidth);
     return d;
 }
@@ -131,27 +79,20 @@ static void print_device(const DeviceReport& r) {
     std::printf("%s\n", title.c_str());
 
     std::printf(" The SMs and the launch limits (step 1)\n");
-    line("compute capability", r.cc_major < 0 || r.cc_minor < 0 ? todo(1)
+    line("compute capability", r.cc_major < 0 || r.cc_minor < 0 ? todo({1})
          : strf("%d.%d (%s)", r.cc_major, r.cc_minor, architecture(r.cc_major, r.cc_minor)));
     line("streaming multiprocessors (SMs)", num(r.sm_count, 1));
     line("SM clock (highest)", mhz(r.sm_clock_khz, 1));
-    line("warp size", r.warp_size < 0 ? todo(1) : strf("%d threads", r.warp_size));
+    line("warp size", r.warp_size < 0 ? todo({1}) : strf("%d threads", r.warp_size));
     line("threads per block (max)", num(r.max_threads_per_block, 1));
-    line("threads per SM (max)", r.max_threads_per_sm < 0 || r.warp_size <= 0
-         ? num(r.max_threads_per_sm, 1)
+    line("threads per SM (max)", r.max_threads_per_sm < 0 || r.warp_size <= 0 ? num(r.max_threads_per_sm, 1)
          : strf("%d = %d warps", r.max_threads_per_sm, r.max_threads_per_sm / r.warp_size));
     line("blocks per SM (max)", num(r.max_blocks_per_sm, 1));
-    const int* b = r.max_block_dim;
-    const int* g = r.max_grid_dim;
-    line("block dimensions (max x, y, z)", b[0] < 0 || b[1] < 0 || b[2] < 0 ? todo(1)
-         : strf("%d x %d x %d", b[0], b[1], b[2]));
-    line("grid dimensions (max x, y, z)", g[0] < 0 || g[1] < 0 || g[2] < 0 ? todo(1)
-         : strf("%d x %d x %d", g[0], g[1], g[2]));
-    line("registers per block (max)", r.regs_per_block < 0 ? todo(1)
-         : strf("%d x 32 bits = %d KiB", r.regs_per_block, r.regs_per_block / 256));
-    line("registers per SM", r.regs_per_sm < 0 ? todo(1)
-         : strf("%d x 32 bits = %d KiB", r.regs_per_sm, r.regs_per_sm / 256));
-    line("shared memory per block", r.shared_per_block < 0 ? todo(1)
+    line("block dimensions (max x, y, z)", dims(r.max_block_dim));
+    line("grid dimensions (max x, y, z)", dims(r.max_grid_dim));
+    line("registers per block (max)", regs(r.regs_per_block));
+    line("registers per SM", regs(r.regs_per_sm));
+    line("shared memory per block", r.shared_per_block < 0 ? todo({1})
          : bytes_text(r.shared_per_block, 1) + " without opting in");
     line("  ... with opt-in (max)", bytes_text(r.shared_per_block_optin, 1));
     line("  ... reserved per block", bytes_text(r.shared_reserved_per_block, 1));
@@ -163,136 +104,96 @@ static void print_device(const DeviceReport& r) {
     line("global memory, free now", bytes_text(r.global_free_bytes, 2));
     line("L2 cache", bytes_text(r.l2_bytes, 2));
     line("L2 set-aside for persisting (max)", bytes_text(r.persisting_l2_max_bytes, 2));
-    line("memory bus width", r.mem_bus_bits < 0 ? todo(2) : strf("%d bits", r.mem_bus_bits));
+    line("memory bus width", r.mem_bus_bits < 0 ? todo({2}) : strf("%d bits", r.mem_bus_bits));
     line("memory clock (as CUDA reports it)", mhz(r.mem_clock_khz, 2));
 
     std::printf(" Derived: the theoretical peaks (steps 3-5)\n");
     const Derived d = derive(r);
     std::vector<int> need = not_done(r, {2, 3});
     line("DRAM bandwidth", !need.empty() ? todo(need)
-         : strf("%.1f GB/s = 2 x %.3f GHz x %d bits / 8", d.bandwidth, r.mem_clock_khz / 1e6,
-                r.mem_bus_bits));
+         : strf("%.1f GB/s = 2 x %.3f GHz x %d bits / 8", d.bandwidth, r.mem_clock_khz / 1e6, r.mem_bus_bits));
     need = not_done(r, {1, 4});
     line("FP32 cores per SM", !need.empty() ? todo(need)
          : d.cores == 0 ? strf("unknown for compute capability %d.%d", r.cc_major, r.cc_minor)
                         : strf("%d (%d in all)", d.cores, d.cores * r.sm_count));
     need = not_done(r, {1, 4, 5});
     line("peak FP32", !need.empty() ? todo(need) : d.peak < 0 ? "unknown (no core count)"
-         : strf("%.0f GFLOP/s = 2 x %d SMs x %d cores x %.3f GHz", d.peak, r.sm_count, d.cores,
-                r.sm_clock_khz / 1e6));
+         : strf("%.0f GFLOP/s = 2 x %d SMs x %d cores x %.3f GHz", d.peak, r.sm_count, d.cores, r.sm_clock_khz / 1e6));
     need = not_done(r, {1, 2, 3, 4, 5});
     line("ridge point", !need.empty() ? todo(need) : d.ridge < 0 ? "unknown"
          : strf("%.1f FLOP/byte (below it memory-bound, above it compute-bound)", d.ridge));
     std::printf("\n");
 }
 
-static int list_devices(int only) {
-    int count = 0, driver = 0, runtime = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&count));
+static int list_devices(int count, int only) {
+    int driver = 0, runtime = 0;
     CUDA_CHECK(cudaDriverGetVersion(&driver));
     CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-    std::printf("%d CUDA device%s. The driver supports CUDA up to %d.%d; runtime %d.%d; built with "
-                "CUDA Toolkit %s.\n\n", count, count == 1 ? "" : "s", driver / 1000,
-                driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10,
+    std::printf("%d CUDA device%s. The driver supports CUDA up to %d.%d; runtime %d.%d; built with CUDA Toolkit %s.\n\n",
+                count, count == 1 ? "" : "s", driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10,
                 cuda_toolkit_version().c_str());
     DeviceReport last;
-    for (int dev = 0; dev < count; ++dev) {
-        if (only >= 0 && dev != only) continue;
-        last = query_device(dev);
-        print_device(last);
-    }
-    std::vector<int> left = not_done(last, {1, 2, 3, 4, 5});
-    if (left.empty()) {
+    for (int dev = 0; dev < count; ++dev)
+        if (only < 0 || dev == only) print_device(last = query_device(dev));
+    std::string left;
+    for (int n : not_done(last, {1, 2, 3, 4, 5})) left += (left.empty() ? "" : ", ") + label(n);
+    if (left.empty())
         std::printf("All five steps are done: `make test-01` checks them against the runtime.\n");
-        return 0;
-    }
-    std::string steps;
-    for (int n : left) steps += (steps.empty() ? "" : ", ") + strf("step %d %s", n, kStepNames[n]);
-    std::printf("Still to do in starter.cu: %s.\n"
-                "`make test-01` shows which steps pass; `make run-01 USE=solution` shows the "
-                "finished listing.\n", steps.c_str());
+    else
+        std::printf("Still to do in starter.cu: %s.\n`make test-01` shows which steps pass; `make run-01 USE=solution` "
+                    "shows the finished listing.\n", left.c_str());
     return 0;
 }
 
 // ---- The benchmark --------------------------------------------------------------------------
-static const char* kCopy = "cudaMemcpy device to device";
-
 static int run_bench(int device) {
     CUDA_CHECK(cudaSetDevice(device));
     const DeviceReport r = query_device(device);
     const Derived d = derive(r);
-    std::printf("Benchmark on device %d, %s: measured against theoretical.\n", device,
-                r.name.c_str());
-    std::printf("Median of 20 runs after 3 warm-up runs, L2 flushed before each run "
-                "(common/bench.h).\nCopy GB/s counts the bytes read plus the bytes written.\n\n");
-    Table table(
-        {"measurement", "size", "time (ms)", "measured", "theoretical", "% of theoretical"});
+    print_bench_header(strf("device %d measured against the theoretical peaks of steps 3-5", device));
+    std::printf("Copy GB/s counts the bytes read plus the bytes written.\n\n");
+    Table table({"measurement", "size", "time (ms)", "measured", "theoretical", "% of theoretical"});
 
-    const std::string bw =
-        d.bandwidth > 0 ? strf("%.0f GB/s", d.bandwidth) : todo(not_done(r, {2, 3}));
+    const std::string bw = d.bandwidth > 0 ? strf("%.0f GB/s", d.bandwidth) : todo(not_done(r, {2, 3}));
     const size_t free_b = free_gpu_bytes();
     for (int k = 24; k <= 30; k += 2) {
         const size_t bytes = (size_t)1 << k;
-        const std::string size = bytes_text((long long)bytes, 0);
+        const std::string size = bytes_text((long long)bytes, 0), copy = "cudaMemcpy device to device";
         if (2.0 * bytes > 0.8 * (double)free_b) {
-            table.row({kCopy, size, "-", "-", bw, "skipped: too little free memory"});
+            table.row({copy, size, "-", "-", bw, "skipped: too little free memory"});
             continue;
         }
         const Timing t = time_device_copy(bytes);
         const double gbs = gb_per_s(2.0 * bytes, t.median_ms);
-        table.row({kCopy, size, strf("%.4f", t.median_ms), strf("%.0f GB/s", gbs), bw,
+        table.row({copy, size, strf("%.4f", t.median_ms), strf("%.0f GB/s", gbs), bw,
                    d.bandwidth > 0 ? strf("%.1f", 100 * gbs / d.bandwidth) : "-"});
     }
-
-    // Four full waves of 256-thread blocks, each thread 8 chains x 16384 FMAs.
-    const int block = 256, iterations = 16384;
-    const float mul = 0.999f, add = 0.001f;  // x -> x * 0.999 + 0.001 tends to 1: finite, normal
-    int sm_count = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    const size_t blocks = (size_t)sm_count * fma_blocks_per_sm(block) * 4;
-    const size_t threads = blocks * block;
-    DeviceBuffer<float> out(threads);
-    out.poison();
-    const Timing t =
-        time_gpu([&] { run_fma_throughput(out.get(), blocks, block, iterations, mul, add); });
-    const double gflops = gflop_per_s(fma_throughput_flop(threads, iterations), t.median_ms);
-    // Re-check after timing, 64 threads spread over the grid: a fast wrong kernel is no result.
-    // The CPU does the same float FMAs in the same order, so the tolerance only allows for ulps.
-    const std::vector<float> got = out.download();
-    std::vector<float> sample;
-    std::vector<double> ref;
-    for (size_t i = 0; i < 64; ++i) {
-        const size_t th = i * (threads - 1) / 63;
-        sample.push_back(got[th]);
-        ref.push_back(fma_throughput_reference(th, iterations, mul, add));
-    }
-    const Comparison c = compare(sample, ref, Tolerance{1e-6, 0.0});
-    const std::string peak =
-        d.peak > 0 ? strf("%.0f GFLOP/s", d.peak) : todo(not_done(r, {1, 4, 5}));
-    table.row({strf("FP32 FMA kernel, %d chains x %d FMAs per thread", kFmaChains, iterations),
-               strf("%zu threads", threads), c.ok() ? strf("%.4f", t.median_ms) : "FAILED check",
-               c.ok() ? strf("%.0f GFLOP/s", gflops) : "-", peak,
-               c.ok() && d.peak > 0 ? strf("%.1f", 100 * gflops / d.peak) : "-"});
+    const FmaMeasurement f = measure_fma_throughput();
+    const double gflops = gflop_per_s(fma_throughput_flop(f.threads, f.iterations), f.median_ms);
+    const std::string peak = d.peak > 0 ? strf("%.0f GFLOP/s", d.peak) : todo(not_done(r, {1, 4, 5}));
+    table.row({strf("FP32 FMA kernel, %d chains x %d FMAs per thread", kFmaChains, f.iterations),
+               strf("%zu threads", f.threads), f.ok ? strf("%.4f", f.median_ms) : "FAILED check",
+               f.ok ? strf("%.0f GFLOP/s", gflops) : "-", peak,
+               f.ok && d.peak > 0 ? strf("%.1f", 100 * gflops / d.peak) : "-"});
     table.print();
-    if (!c.ok()) std::printf("\nThe FMA kernel's results are wrong: %s\n", c.describe().c_str());
+    if (!f.ok) std::printf("\nThe FMA kernel's results are wrong: %s\n", f.problem.c_str());
     if (d.ridge > 0)
-        std::printf("\nRidge point %.1f FLOP/byte: a kernel doing fewer FLOP per DRAM byte is "
-                    "limited by bandwidth,\none doing more by the FP32 peak.\n", d.ridge);
-    return c.ok() ? 0 : 1;
+        std::printf("\nRidge point %.1f FLOP/byte: a kernel doing fewer FLOP per DRAM byte is limited by bandwidth,\n"
+                    "one doing more by the FP32 peak.\n", d.ridge);
+    return f.ok ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
-    Options opts(argc, argv, kUsage);
-    const int device = opts.integer("--device", -1, 0, 1 << 20);
-    const bool bench = opts.flag("--bench");
-    opts.finish();
-
-    require_gpu(opts.program().c_str());
+    Program p(argc, argv, {"what each GPU is made of, and how fast it could go",
+                           "  --device D      show only device D (default: every device; device 0 for --bench)\n",
+                           {}, {}, "one device's measured copy bandwidth and FP32 FMA throughput next\n"
+                                   "                  to the theoretical peaks of steps 3-5,"});
+    const int device = p.integer("--device", -1, 0, 1 << 20);
+    p.finish();
+    require_gpu(p.program().c_str());
     int count = 0;
     CUDA_CHECK(cudaGetDeviceCount(&count));
     if (device >= count)
-        opts.fail("--device", strf("there is no device %d (this machine has %d: 0 to %d)", device,
-                                   count, count - 1));
-    if (bench) return run_bench(device < 0 ? 0 : device);
-    return list_devices(device);
+        p.fail("--device", strf("there is no device %d (this machine has %d: 0 to %d)", device, count, count - 1));
+    return p.bench ? run_bench(device < 0 ? 0 : device) : list_devices(count, device);
 }
