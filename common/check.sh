@@ -13,7 +13,8 @@ strict=${STRICT_STARTERS:-}
 passed=0 failed=0 skipped=0
 problems=()
 
-# Reads "result: P passed, F failed, S skipped" from a test program's output.
+# Reads the summary lines common/test_main.cpp prints: "result: P passed, F failed, S skipped"
+# and "steps: N of M passed (...)" (how steps are named is test_main's business, steps.h).
 run_suite() {  # $1 binary, then its options; sets out, rc, p, f, s
   out=$(timeout -k 5 "$timeout_s" "$@" 2>&1)
   rc=$?

@@ -10,10 +10,6 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-// Exit code for "no usable GPU" and for bad command-line input (see gpu.h and options.h).
-constexpr int kExitNoGpu = 2;
-constexpr int kExitBadInput = 2;
-
 inline void cuda_check_failed(cudaError_t err, const char* expr, const char* file, int line) {
     std::fprintf(stderr, "%s:%d: CUDA error %s (%s) in %s\n", file, line, cudaGetErrorName(err),
                  cudaGetErrorString(err), expr);

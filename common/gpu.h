@@ -41,6 +41,7 @@ inline std::string cuda_toolkit_version() {
 }
 
 // Programs call this first: one clear line and exit code 2 when there is no usable GPU.
+constexpr int kExitNoGpu = 2;
 inline void require_gpu(const char* program) {
     GpuPresence p = probe_gpu();
     if (!p.usable) {

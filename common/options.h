@@ -13,6 +13,7 @@
 // Parsing only: no CUDA here (program.h checks memory and the GPU).
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -22,7 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_check.h"  // kExitBadInput
+// The exit code for bad input (the same as for "no usable GPU", gpu.h: both are the user's to fix).
+constexpr int kExitBadInput = 2;
 
 // What a bad value raises when options_throw_for_tests() is set (common/tests.cpp uses it);
 // programs never set it, so for them a bad value prints one line and exits with code 2.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # status.sh (make status): for each exercise, does your starter.cu build, and how many of its
-# steps pass their tests?
+# steps pass their tests? It reads the two summary lines common/test_main.cpp prints,
+# "steps: N of M passed (...)" and "result: ...": how steps are named is test_main's (steps.h).
 set -u
 timeout_s=${TEST_TIMEOUT:-300}
 printf '| %-20s | %-8s | %-14s | %s\n' exercise builds "steps passed" "test cases"
