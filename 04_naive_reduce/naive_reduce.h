@@ -14,11 +14,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 #include <cuda_runtime.h>
 
+#include "buffer.h"
 #include "compare.h"
 #include "cuda_check.h"
+#include "launch.h"
+#include "steps.h"
 
 // Every kernel here works for any block size from 1 to this (the hardware limit since 2010).
 constexpr int kMaxBlock = 1024;
@@ -30,19 +34,17 @@ constexpr int kMaxBlock = 1024;
 // stays bounded all the same.) This is also the number of partial results steps 2 to 4 write
 // (fewer when n is small: every block gets at least one element).
 inline unsigned wave_blocks(int block_size) {
-    static int sm_count = 0, threads_per_sm = 0;  // one device per program here: ask once
-    if (sm_count == 0) {
+    static int threads_per_sm = 0;  // one device per program here: ask once
+    if (threads_per_sm == 0) {
         int dev = 0;
         CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     }
-    return (unsigned)sm_count * (unsigned)std::max(1, threads_per_sm / block_size);
+    return (unsigned)sm_count() * (unsigned)std::max(1, threads_per_sm / block_size);
 }
 
 inline unsigned reduce_blocks(size_t n, int block_size) {
-    const size_t needed = (n + block_size - 1) / block_size;
-    return (unsigned)std::min<size_t>(needed, wave_blocks(block_size));
+    return (unsigned)std::min<size_t>(ceil_div(n, block_size), wave_blocks(block_size));
 }
 
 // ---- Step 1: atomic_each ----------------------------------------------------------------------
@@ -128,22 +130,21 @@ void run_rows_cols(const float* m, size_t rows, size_t cols, float* row_sums, fl
                    float* total, int block_size);
 
 // ---- Support files (given; not part of your task) ----------------------------------------------
-// library.cu: the reference, cub::DeviceReduce::Sum. Ask for the scratch size once, allocate
-// it, then run as often as needed.
-size_t cub_sum_temp_bytes(size_t n);
-void run_cub_sum(const float* x, size_t n, float* sum, void* temp, size_t temp_bytes);
-
+// The library reference, cub::DeviceReduce::Sum, is CubSum (common/baselines/cub_sum.h).
+//
 // barrier_demo.cu: the source material's broken tree, __syncthreads() inside the if (see the
-// README). One block per block_size elements (a power of two); writes each block's total to
-// partials and, for every element, the total as its thread saw it to seen. Undefined
-// behaviour: it may hang or give wrong results. Never used by the tests.
-void run_barrier_in_if(const float* x, size_t n, float* partials, float* seen, int block_size);
-inline unsigned barrier_demo_blocks(size_t n, int block_size) {
-    return (unsigned)((n + block_size - 1) / block_size);
-}
+// README), run once on n ones, one block per block_size elements (a power of two); it reports
+// how many block totals, and how many threads' reads of their block's total, were wrong.
+// Undefined behaviour: it may hang (a 10 s watchdog ends the program) or give wrong results.
+// Never used by the tests. Returns the program's exit code.
+int run_barrier_demo(size_t n, int block_size);
 
 // ---- Inputs -----------------------------------------------------------------------------------
 enum class Values { mixed, positive, negative, ones, large };
+inline const std::vector<std::string> kValuesNames = {"mixed", "positive", "negative", "ones", "large"};  // as above
+inline Values values_named(const std::string& name) {  // name: one of kValuesNames
+    return (Values)(std::find(kValuesNames.begin(), kValuesNames.end(), name) - kValuesNames.begin());
+}
 inline const char* values_name(Values v) {
     switch (v) {
         case Values::mixed: return "mixed, uniform in [-1, 1)";
@@ -166,24 +167,11 @@ inline std::vector<float> make_values(Values v, size_t n, uint64_t seed) {
 }
 
 // ---- CPU references (double precision) --------------------------------------------------------
-struct SumReference {
-    double sum = 0;      // the exact-enough sum
-    double sum_abs = 0;  // sum of |x|: what the rounding errors of a float sum scale with
-};
-inline SumReference sum_reference(const float* x, size_t n) {
-    SumReference r;
-    for (size_t i = 0; i < n; ++i) {
-        r.sum += x[i];
-        r.sum_abs += std::fabs((double)x[i]);
-    }
-    return r;
-}
-inline SumReference sum_reference(const std::vector<float>& x) { return sum_reference(x.data(), x.size()); }
-
+// The sum's reference is compare.h's ReferenceSum: sum_reference(x) gives the sum and sum |x|.
 // The tolerance of every float sum here: compare.h's float_sum_tolerance,
 // |got - sum| <= 4 * 2^-24 * sqrt(n + 1) * sum|x|. It assumes rounding errors that behave like
 // independent noise; a serial float sum of many same-sign values breaks that (see step 1).
-inline Tolerance sum_tolerance(size_t n, const SumReference& r) { return float_sum_tolerance(n, r.sum_abs); }
+inline Tolerance sum_tolerance(size_t n, const ReferenceSum& r) { return float_sum_tolerance(n, r.sum_abs); }
 
 struct StatsReference {
     Summary exact;              // two passes in double; min and max exact
@@ -235,11 +223,30 @@ inline Tolerance variance_tolerance(const StatsReference& r) {
     return Tolerance{0.0, (float_sum_tolerance(n, r.m2).atol + 2.0 * e * r.sum_abs_dev) / (double)n};
 }
 
+// The summary's fields against the reference: count, min and max exact (a NaN matches a NaN),
+// mean and variance within their tolerances (NaN for no elements).
+struct StatsVerdict {
+    bool count, mean, variance, min, max;
+    bool ok() const { return count && mean && variance && min && max; }
+    std::string wrong() const {  // e.g. "mean variance"
+        const std::string w = std::string(count ? "" : " count") + (mean ? "" : " mean") +
+                              (variance ? "" : " variance") + (min ? "" : " min") + (max ? "" : " max");
+        return w.empty() ? w : w.substr(1);
+    }
+};
+inline StatsVerdict judge_stats(const Summary& got, const StatsReference& ref) {
+    const Summary& e = ref.exact;
+    auto same = [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    return {got.count == e.count, e.count == 0 ? std::isnan(got.mean) : within(got.mean, e.mean, mean_tolerance(ref)),
+            e.count == 0 ? std::isnan(got.variance) : within(got.variance, e.variance, variance_tolerance(ref)),
+            same(got.min, e.min), same(got.max, e.max)};
+}
+
 // Row sums, column sums and total of a rows x cols row-major matrix, with the sums of |x| each
 // tolerance needs.
 struct RowsColsReference {
     std::vector<double> row_sums, row_abs, col_sums, col_abs;
-    SumReference total;
+    ReferenceSum total;
 };
 inline RowsColsReference rows_cols_reference(const std::vector<float>& m, size_t rows, size_t cols) {
     RowsColsReference r;
@@ -281,3 +288,76 @@ inline Comparison compare_sums(const std::vector<float>& got, const std::vector<
     }
     return c;
 }
+
+// ---- The steps, as main.cpp and tests.cpp run them (given; not part of your task) -------------
+// Device memory for one run: the input x, step 5's rows x cols matrix (none when rows and cols
+// are 0), and every step's output. Host code only.
+struct ReduceBuffers {
+    size_t n, rows, cols;
+    int block;
+    DeviceBuffer<float> x, matrix, sum, partials, row_sums, col_sums;
+    DeviceBuffer<Stats> stats;
+    ReduceBuffers(const std::vector<float>& host_x, int block_size, const std::vector<float>& host_matrix = {},
+                  size_t matrix_rows = 0, size_t matrix_cols = 0)
+        : n(host_x.size()), rows(matrix_rows), cols(matrix_cols), block(block_size), x(host_x),
+          matrix(host_matrix), sum(1), partials(std::max(1u, reduce_blocks(n, block))), row_sums(rows),
+          col_sums(cols), stats(std::max(1u, reduce_blocks(n, block))) {}
+    // Before a checked run: an output the step forgot to write reads as NaN.
+    void poison() {
+        sum.poison();
+        partials.poison();
+        stats.poison();
+        row_sums.poison();
+        col_sums.poison();
+    }
+};
+
+// Where a step leaves its result, and so how the host finishes it and what is checked.
+enum class Output {
+    one_sum,      // *sum (step 1, and the library)
+    block_sums,   // one float per block in partials, added by finish_sum (steps 2 and 3)
+    block_stats,  // one Stats per block, merged by finish_stats (step 4)
+    matrix_sums,  // row_sums, col_sums and *sum, their total (step 5)
+};
+
+// The answer on the host: the total (every output but block_stats) or the summary.
+struct Answer {
+    float total = 0;
+    Summary summary;
+};
+// The host's part of a step: copy back what it left and finish. (Step 5's row and column sums
+// stay on the device: its answer is the total.)
+inline Answer finish(const ReduceBuffers& b, Output out) {
+    const unsigned blocks = reduce_blocks(b.n, b.block);
+    Answer a;
+    if (out == Output::block_stats) {
+        std::vector<Stats> p = b.stats.download();
+        p.resize(blocks);  // n == 0: no partials at all
+        a.summary = finish_stats(p);
+    } else if (out == Output::block_sums) {
+        std::vector<float> p = b.partials.download();
+        p.resize(blocks);
+        a.total = finish_sum(p);
+    } else {
+        a.total = b.sum.download()[0];
+    }
+    return a;
+}
+
+struct ReduceStep {
+    Output output;
+    void (*launch)(ReduceBuffers&);  // the step's GPU work alone, asynchronous: what is timed
+};
+// The steps, in order: the program, the tests and their summary all read this one list.
+inline const Step<ReduceStep> kSteps[] = {
+    {1, "atomic_each",
+     {Output::one_sum, [](ReduceBuffers& b) { run_atomic_each(b.x.get(), b.n, b.sum.get(), b.block); }}},
+    {2, "block_serial",
+     {Output::block_sums, [](ReduceBuffers& b) { run_block_serial(b.x.get(), b.n, b.partials.get(), b.block); }}},
+    {3, "block_tree",
+     {Output::block_sums, [](ReduceBuffers& b) { run_block_tree(b.x.get(), b.n, b.partials.get(), b.block); }}},
+    {4, "stats", {Output::block_stats, [](ReduceBuffers& b) { run_stats(b.x.get(), b.n, b.stats.get(), b.block); }}},
+    {5, "rows_cols", {Output::matrix_sums, [](ReduceBuffers& b) {
+         run_rows_cols(b.matrix.get(), b.rows, b.cols, b.row_sums.get(), b.col_sums.get(), b.sum.get(), b.block);
+     }}},
+};

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cub_sum.h"
 #include "naive_reduce.h"
 #include "testing.h"
 
@@ -12,32 +13,20 @@ namespace {
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
-enum class SumStep { atomic_each, block_serial, block_tree };
-
 // Runs one of steps 1-3 to the answer: the kernel, then (steps 2 and 3) the host's finish.
-float gpu_sum(SumStep step, const std::vector<float>& x, int block) {
-    const size_t n = x.size();
-    DeviceBuffer<float> d_x(x), d_sum(1), d_partials(std::max(1u, reduce_blocks(n, block)));
-    d_sum.poison();
-    d_partials.poison();
-    if (step == SumStep::atomic_each) {
-        run_atomic_each(d_x.get(), n, d_sum.get(), block);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        return d_sum.download()[0];
-    }
-    if (step == SumStep::block_serial) run_block_serial(d_x.get(), n, d_partials.get(), block);
-    else run_block_tree(d_x.get(), n, d_partials.get(), block);
+float gpu_sum(const ReduceStep& step, const std::vector<float>& x, int block) {
+    ReduceBuffers b(x, block);
+    b.poison();
+    step.launch(b);
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> p = d_partials.download();
-    p.resize(reduce_blocks(n, block));  // n == 0: no partials at all
-    return finish_sum(p);
+    return finish(b, step.output).total;
 }
 
 // Checks the GPU's sum against the double reference within sum_tolerance (naive_reduce.h).
-void expect_sum(SumStep step, const std::vector<float>& x, int block = 256) {
+void expect_sum(const ReduceStep& step, const std::vector<float>& x, int block = 256) {
     CAPTURE(x.size());
     CAPTURE(block);
-    const SumReference ref = sum_reference(x);
+    const ReferenceSum ref = sum_reference(x);
     const float got = gpu_sum(step, x, block);
     const Tolerance tol = sum_tolerance(x.size(), ref);
     INFO("got " << got << ", expected " << ref.sum << " within " << tol.atol);
@@ -47,51 +36,13 @@ void expect_sum(SumStep step, const std::vector<float>& x, int block = 256) {
 const size_t kSizes[] = {0, 1, 255, 256, 257, ((size_t)1 << 20) + 1};
 const int kBlocks[] = {32, 64, 128, 256, 512, 1024, 33, 96, 1000};
 
-void sizes(SumStep s) {
-    for (size_t n : kSizes) expect_sum(s, random_floats(n, n + 11, -1.0f, 1.0f));
-}
-void blocks(SumStep s) {
-    for (int b : kBlocks) expect_sum(s, random_floats(100003, b, -1.0f, 1.0f), b);
-}
-// Same sign everywhere (errors cannot cancel) and magnitudes far from 1.
-void magnitudes(SumStep s) {
-    const size_t big = ((size_t)1 << 20) + 1;
-    expect_sum(s, random_floats(100003, 21, -1.0f, 0.0f));
-    expect_sum(s, random_floats(big, 22, -1.0f, 0.0f));
-    expect_sum(s, random_floats(100003, 23, -1e30f, 1e30f));
-    expect_sum(s, random_floats(big, 24, 1e6f, 2e6f));
-    expect_sum(s, random_floats(big, 25, -1e-30f, 1e-30f));
-}
-// 2^25 values of both signs, uniform in [-1, 1.05): the small positive mean puts the exact sum
-// (about 8.3e5) some 35 tolerances away from 0. Uniform in [-1, 1), the sum (about -5500)
-// would lie inside the tolerance (about 2.3e4), and a kernel that returned 0, or dropped half
-// of the elements, would pass. (A serial float sum of these values, in index order on the CPU,
-// is off by about 4 % of the tolerance.)
-void large_mixed(SumStep s, uint64_t seed) {
-    expect_sum(s, random_floats((size_t)1 << 25, seed, -1.0f, 1.05f));
-}
-// NaN + anything is NaN, so one NaN must reach the answer whichever thread adds it.
-void nan_input(SumStep s) {
-    const size_t n = 100003;
-    for (size_t at : {(size_t)0, n / 2, n - 1}) {
-        CAPTURE(at);
-        std::vector<float> x = random_floats(n, 31, -1.0f, 1.0f);
-        x[at] = kNaN;
-        CHECK(std::isnan(gpu_sum(s, x, 256)));
-    }
-}
-
 // ---- stats ----
 Summary gpu_stats(const std::vector<float>& x, int block) {
-    const size_t n = x.size();
-    DeviceBuffer<float> d_x(x);
-    DeviceBuffer<Stats> d_partials(std::max(1u, reduce_blocks(n, block)));
-    d_partials.poison();
-    run_stats(d_x.get(), n, d_partials.get(), block);
+    ReduceBuffers b(x, block);
+    b.poison();
+    run_stats(b.x.get(), b.n, b.stats.get(), block);
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<Stats> p = d_partials.download();
-    p.resize(reduce_blocks(n, block));
-    return finish_stats(p);
+    return finish(b, Output::block_stats).summary;
 }
 
 void expect_stats(const std::vector<float>& x, int block = 256) {
@@ -99,14 +50,13 @@ void expect_stats(const std::vector<float>& x, int block = 256) {
     CAPTURE(block);
     const StatsReference ref = stats_reference(x);
     const Summary got = gpu_stats(x, block);
-    CHECK(got.count == ref.exact.count);
-    INFO("mean: got " << got.mean << ", expected " << ref.exact.mean << " within " << mean_tolerance(ref).atol);
-    CHECK(within(got.mean, ref.exact.mean, mean_tolerance(ref)));
-    INFO("variance: got " << got.variance << ", expected " << ref.exact.variance << " within "
-                          << variance_tolerance(ref).atol);
-    CHECK(within(got.variance, ref.exact.variance, variance_tolerance(ref)));
-    CHECK(got.min == ref.exact.min);  // min and max are exact: they are inputs
-    CHECK(got.max == ref.exact.max);
+    const StatsVerdict v = judge_stats(got, ref);  // min and max exact: they are inputs
+    INFO("wrong: " << v.wrong());
+    INFO("count " << got.count << " (expected " << ref.exact.count << "), mean " << got.mean << " (expected "
+                  << ref.exact.mean << " within " << mean_tolerance(ref).atol << "), variance " << got.variance
+                  << " (expected " << ref.exact.variance << " within " << variance_tolerance(ref).atol << "), min "
+                  << got.min << " (" << ref.exact.min << "), max " << got.max << " (" << ref.exact.max << ")");
+    CHECK(v.ok());
 }
 
 // ---- rows_cols ----
@@ -149,59 +99,58 @@ void expect_rows_cols(size_t rows, size_t cols, int block = 256, float lo = -1.0
 
 }  // namespace
 
-// ---- step 1 ---------------------------------------------------------------------------------
-TEST_CASE("step 1 atomic_each: n = 0, 1, 255, 256, 257, 2^20+1" * needs_gpu()) { sizes(SumStep::atomic_each); }
-TEST_CASE("step 1 atomic_each: block sizes 32 to 1024, and 33, 96, 1000" * needs_gpu()) {
-    blocks(SumStep::atomic_each);
-}
-TEST_CASE("step 1 atomic_each: all-negative inputs and large and small magnitudes" * needs_gpu()) {
-    magnitudes(SumStep::atomic_each);
-}
-TEST_CASE("step 1 atomic_each: a NaN in the input gives NaN" * needs_gpu()) { nan_input(SumStep::atomic_each); }
-TEST_CASE("step 1 atomic_each: n = 2^25, mixed signs (large)" * needs_gpu()) {
-    large_mixed(SumStep::atomic_each, 41);
-}
+DECLARE_STEPS(kSteps);
+
+// ---- steps 1 to 3: the sums -------------------------------------------------------------------
+STEP_CASES_RANGE(kSteps, 1, 3, "n = 0, 1, 255, 256, 257, 2^20+1", [](const auto& step) {
+    for (size_t n : kSizes) expect_sum(step.run, random_floats(n, n + 11, -1.0f, 1.0f));
+});
+STEP_CASES_RANGE(kSteps, 1, 3, "block sizes 32 to 1024, and 33, 96, 1000 (not powers of two)", [](const auto& step) {
+    for (int b : kBlocks) expect_sum(step.run, random_floats(100003, b, -1.0f, 1.0f), b);
+});
+// Same sign everywhere (errors cannot cancel) and magnitudes far from 1.
+STEP_CASES_RANGE(kSteps, 1, 3, "all-negative inputs and large and small magnitudes", [](const auto& step) {
+    const size_t big = ((size_t)1 << 20) + 1;
+    expect_sum(step.run, random_floats(100003, 21, -1.0f, 0.0f));
+    expect_sum(step.run, random_floats(big, 22, -1.0f, 0.0f));
+    expect_sum(step.run, random_floats(100003, 23, -1e30f, 1e30f));
+    expect_sum(step.run, random_floats(big, 24, 1e6f, 2e6f));
+    expect_sum(step.run, random_floats(big, 25, -1e-30f, 1e-30f));
+});
+// NaN + anything is NaN, so one NaN must reach the answer whichever thread adds it.
+STEP_CASES_RANGE(kSteps, 1, 3, "a NaN in the input gives NaN", [](const auto& step) {
+    const size_t n = 100003;
+    for (size_t at : {(size_t)0, n / 2, n - 1}) {
+        CAPTURE(at);
+        std::vector<float> x = random_floats(n, 31, -1.0f, 1.0f);
+        x[at] = kNaN;
+        CHECK(std::isnan(gpu_sum(step.run, x, 256)));
+    }
+});
+// 2^25 values of both signs, uniform in [-1, 1.05): the small positive mean puts the exact sum
+// (about 8.3e5) some 35 tolerances away from 0. Uniform in [-1, 1), the sum (about -5500)
+// would lie inside the tolerance (about 2.3e4), and a kernel that returned 0, or dropped half
+// of the elements, would pass. (A serial float sum of these values, in index order on the CPU,
+// is off by about 4 % of the tolerance.)
+STEP_CASES_RANGE(kSteps, 1, 3, "n = 2^25, mixed signs (large)", [](const auto& step) {
+    expect_sum(step.run, random_floats((size_t)1 << 25, 40 + step.number, -1.0f, 1.05f));
+});
+
 // A serial float sum cannot pass 2^24 by adding ones: 2^24 + 1 rounds back to 2^24 (ties to
 // even). Every atomicAdd lands on the one running total, so this is exactly what step 1 returns,
 // in any order: the documented limit of the serial sum (see the README), not a tolerance issue.
 TEST_CASE("step 1 atomic_each: 2^25 ones stop at exactly 2^24, the serial float sum's limit (large)" *
           needs_gpu()) {
-    CHECK(gpu_sum(SumStep::atomic_each, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
-}
-
-// ---- step 2 ---------------------------------------------------------------------------------
-TEST_CASE("step 2 block_serial: n = 0, 1, 255, 256, 257, 2^20+1" * needs_gpu()) { sizes(SumStep::block_serial); }
-TEST_CASE("step 2 block_serial: block sizes 32 to 1024, and 33, 96, 1000" * needs_gpu()) {
-    blocks(SumStep::block_serial);
-}
-TEST_CASE("step 2 block_serial: all-negative inputs and large and small magnitudes" * needs_gpu()) {
-    magnitudes(SumStep::block_serial);
-}
-TEST_CASE("step 2 block_serial: a NaN in the input gives NaN" * needs_gpu()) { nan_input(SumStep::block_serial); }
-TEST_CASE("step 2 block_serial: n = 2^25, mixed signs (large)" * needs_gpu()) {
-    large_mixed(SumStep::block_serial, 42);
+    CHECK(gpu_sum(kSteps[0].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
 }
 TEST_CASE("step 2 block_serial: 2^25 ones sum to exactly 2^25: no partial gets near 2^24 (large)" * needs_gpu()) {
-    CHECK(gpu_sum(SumStep::block_serial, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
-}
-
-// ---- step 3 ---------------------------------------------------------------------------------
-TEST_CASE("step 3 block_tree: n = 0, 1, 255, 256, 257, 2^20+1" * needs_gpu()) { sizes(SumStep::block_tree); }
-TEST_CASE("step 3 block_tree: block sizes 32 to 1024, and 33, 96, 1000 (not powers of two)" * needs_gpu()) {
-    blocks(SumStep::block_tree);
+    CHECK(gpu_sum(kSteps[1].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }
 TEST_CASE("step 3 block_tree: block size 1 (no rounds at all)" * needs_gpu()) {
-    expect_sum(SumStep::block_tree, random_floats(1000, 5, -1.0f, 1.0f), 1);
-}
-TEST_CASE("step 3 block_tree: all-negative inputs and large and small magnitudes" * needs_gpu()) {
-    magnitudes(SumStep::block_tree);
-}
-TEST_CASE("step 3 block_tree: a NaN in the input gives NaN" * needs_gpu()) { nan_input(SumStep::block_tree); }
-TEST_CASE("step 3 block_tree: n = 2^25, mixed signs (large)" * needs_gpu()) {
-    large_mixed(SumStep::block_tree, 43);
+    expect_sum(kSteps[2].run, random_floats(1000, 5, -1.0f, 1.0f), 1);
 }
 TEST_CASE("step 3 block_tree: 2^25 ones sum to exactly 2^25 (large)" * needs_gpu()) {
-    CHECK(gpu_sum(SumStep::block_tree, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
+    CHECK(gpu_sum(kSteps[2].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }
 
 // ---- step 4 ---------------------------------------------------------------------------------
@@ -333,15 +282,15 @@ TEST_CASE("step 5 rows_cols: 8192 x 4096 = 2^25 elements (large)" * needs_gpu())
 
 // ---- the library reference ---------------------------------------------------------------------
 TEST_CASE("library: cub::DeviceReduce::Sum agrees with the CPU" * needs_gpu()) {
+    CubSum cub(((size_t)1 << 20) + 1);
     for (size_t n : {(size_t)1, (size_t)100003, ((size_t)1 << 20) + 1}) {
         CAPTURE(n);
         const std::vector<float> x = random_floats(n, 3, -1.0f, 1.0f);
         DeviceBuffer<float> d_x(x), d_sum(1);
-        DeviceBuffer<char> temp(std::max<size_t>(1, cub_sum_temp_bytes(n)));
         d_sum.poison();
-        run_cub_sum(d_x.get(), n, d_sum.get(), temp.get(), temp.bytes());
+        cub.run(d_x.get(), n, d_sum.get());
         CUDA_CHECK(cudaDeviceSynchronize());
-        const SumReference ref = sum_reference(x);
+        const ReferenceSum ref = sum_reference(x);
         CHECK(within(d_sum.download()[0], ref.sum, sum_tolerance(n, ref)));
     }
 }
@@ -382,10 +331,7 @@ TEST_CASE("host: min_with_nan and max_with_nan pass a NaN through in either orde
     CHECK(min_with_nan(kInf, -2.0f) == -2.0f);
     CHECK(max_with_nan(-kInf, -2.0f) == -2.0f);
 }
-TEST_CASE("host: the references: known sums, stats of 0..9, NaN and empty inputs") {
-    const SumReference r = sum_reference(std::vector<float>{1.0f, -2.0f, 3.5f});
-    CHECK(r.sum == 2.5);
-    CHECK(r.sum_abs == 6.5);
+TEST_CASE("host: stats_reference of 0..9, NaN and empty inputs") {
     std::vector<float> x(10);
     for (int i = 0; i < 10; ++i) x[i] = (float)i;
     const StatsReference s = stats_reference(x);
@@ -404,7 +350,7 @@ TEST_CASE("host: the references: known sums, stats of 0..9, NaN and empty inputs
     CHECK(empty.exact.min == kInf);
 }
 TEST_CASE("host: tolerances grow with sqrt(n) and with the magnitudes, and reject NaN") {
-    SumReference a{0.0, 1000.0}, b{0.0, 4000.0};
+    ReferenceSum a{0.0, 1000.0}, b{0.0, 4000.0};
     CHECK(sum_tolerance(1 << 20, b).atol == doctest::Approx(4 * sum_tolerance(1 << 20, a).atol));
     CHECK(sum_tolerance(4 << 20, a).atol == doctest::Approx(2 * sum_tolerance(1 << 20, a).atol).epsilon(1e-5));
     CHECK_FALSE(within(kNaN, 0.0, sum_tolerance(10, a)));

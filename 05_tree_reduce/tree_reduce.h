@@ -101,18 +101,8 @@ size_t legacy_tail_blocks(size_t n, int block);
 void run_legacy_volatile_tail(const float* x, size_t n, float* partials, int block);
 
 // ---- CPU references -------------------------------------------------------------------------
-struct ReferenceSum {
-    double sum = 0;      // in double precision
-    double sum_abs = 0;  // sum of |x[i]|, which sets the tolerance
-};
-inline ReferenceSum sum_reference(const float* x, size_t n) {
-    ReferenceSum r;
-    for (size_t i = 0; i < n; ++i) {
-        r.sum += (double)x[i];
-        r.sum_abs += x[i] < 0 ? -(double)x[i] : (double)x[i];
-    }
-    return r;
-}
+// The sum's reference is compare.h's ReferenceSum: sum_reference(x, n) gives the sum in double
+// precision and sum |x[i]|, which sets the tolerance.
 
 // Floats whose values are whole numbers from -8 to 8, never 0. Every partial sum of such values
 // is a whole number, and while its magnitude stays below 2^24 float adds it EXACTLY, in any

@@ -13,12 +13,19 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
+
+#include "buffer.h"
+#include "compare.h"
+#include "launch.h"
+#include "steps.h"
 
 constexpr int kBlock = 256;  // threads per block of every kernel (a whole number of warps)
 constexpr int kWarp = 32;
 
-inline size_t blocks_of(size_t n) { return (n + kBlock - 1) / kBlock; }
+inline size_t blocks_of(size_t n) { return ceil_div(n, kBlock); }
 
 // ---- Step 1: race -------------------------------------------------------------------------
 // n threads each add 1 to *counter without atomics. Both versions lose updates:
@@ -88,36 +95,22 @@ inline size_t contention_address(size_t i, Aggregation how, size_t addresses) {
     return unit & (addresses - 1);
 }
 inline size_t atomics_issued(size_t n, Aggregation how) {
-    return how == Aggregation::none ? n : how == Aggregation::warp ? (n + kWarp - 1) / kWarp : blocks_of(n);
+    return how == Aggregation::none ? n : how == Aggregation::warp ? ceil_div(n, kWarp) : blocks_of(n);
 }
 inline bool is_power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
-// ---- Library baseline (library.cu) -----------------------------------------------------------
-// *total = sum of the n values by cub::DeviceReduce::Sum: no atomics on a shared word at all.
-// Overwrites *total (unlike the launchers above). CUB's scratch space is allocated on the first
-// call (and when a larger n needs more) and kept, so timed calls do not allocate.
-void run_cub_sum(const int* values, int* total, size_t n);
+// The library baseline, cub::DeviceReduce::Sum (no atomics on a shared word at all), is CubSum
+// (common/baselines/cub_sum.h).
 
 // ---- CPU references (double precision or exact) ----------------------------------------------
 // Integer sums wrap modulo 2^32 on the GPU; the reference does the same.
 inline int wrap_to_int(long long x) { return (int)(uint32_t)(uint64_t)x; }
-inline long long sum_reference(const std::vector<int>& v) {
+inline long long exact_sum(const std::vector<int>& v) {
     long long s = 0;
     for (int x : v) s += x;
     return s;
 }
-template <class T>
-double sum_reference(const std::vector<T>& v) {
-    double s = 0;
-    for (T x : v) s += (double)x;
-    return s;
-}
-template <class T>
-double sum_abs_reference(const std::vector<T>& v) {
-    double s = 0;
-    for (T x : v) s += std::fabs((double)x);
-    return s;
-}
+// Float and double sums: compare.h's sum_reference (the sum in double and sum |x|).
 inline float max_reference(const std::vector<float>& v, float start) {
     float m = start;
     for (float x : v)
@@ -130,10 +123,15 @@ inline float min_reference(const std::vector<float>& v, float start) {
         if (min_beats(x, m)) m = x;
     return m;
 }
-// Tolerances of a sum of n terms whose absolute values add up to sum_abs, in any order: 4 sqrt(n)
-// rounding units (as compare.h's float_sum_tolerance), for float and for double.
-inline double float_sum_atol(size_t n, double sum_abs) { return 4.0 * 0x1.0p-24 * std::sqrt((double)n + 1.0) * sum_abs + 1e-30; }
-inline double double_sum_atol(size_t n, double sum_abs) { return 4.0 * 0x1.0p-53 * std::sqrt((double)n + 1.0) * sum_abs + 1e-300; }
+// Tolerances of a sum of n terms in any order: compare.h's float_sum_tolerance for float (4 sqrt(n)
+// rounding units of sum |x|), and the same rule for double, and so for a sum of T.
+inline Tolerance double_sum_tolerance(size_t n, double sum_abs) {
+    return Tolerance{0.0, 4.0 * 0x1.0p-53 * std::sqrt((double)n + 1.0) * sum_abs + 1e-300};
+}
+template <class T>
+Tolerance sum_tolerance(size_t n, const ReferenceSum& r) {
+    return sizeof(T) == sizeof(float) ? float_sum_tolerance(n, r.sum_abs) : double_sum_tolerance(n, r.sum_abs);
+}
 inline LockedRecord record_reference(const std::vector<int>& v, LockedRecord r) {
     for (int x : v) {
         r.sum += x;
@@ -149,4 +147,61 @@ inline std::vector<int> contention_reference(const std::vector<int>& v, Aggregat
     std::vector<int> out(addresses);
     for (size_t a = 0; a < addresses; ++a) out[a] = wrap_to_int(c[a]);
     return out;
+}
+
+// ---- The steps, as main.cpp and tests.cpp run them (step_cases.cpp; not part of your task) ----
+// The inputs of every step, on the host (for the references) and on the GPU, and the targets
+// the launchers update. Host code only.
+struct Workload {
+    size_t n, addresses, cas_n;   // cas_add uses the first cas_n values
+    std::vector<int> ints;        // in [-3, 3]: sums of up to 2^28 of them fit in an int
+    std::vector<float> floats;    // in [-1, 1)
+    std::vector<double> doubles;  // in [-1/3, 1/3), every bit of the mantissa in use
+    std::vector<float> extremes;  // in [-100, 100) with NaN, -0.0 and +0.0 mixed in
+    DeviceBuffer<int> d_ints;
+    DeviceBuffer<float> d_floats, d_extremes;
+    DeviceBuffer<double> d_doubles;
+    DeviceBuffer<int> counter{1}, total{1}, counters, lock{1};
+    DeviceBuffer<float> fvalue{1};
+    DeviceBuffer<double> dvalue{1};
+    DeviceBuffer<LockedRecord> record{1};
+    Workload(size_t n, size_t addresses, size_t cas_n, uint64_t seed);  // cas_n <= n
+};
+
+// What one run of a kernel left, against what the CPU says.
+struct Outcome {
+    bool ok = false;
+    std::string got, expected, note;
+};
+// One kernel of a step on a workload: how to reset its target, run it, and check the result.
+// Each is a row of the program's table and a check of the tests' standard case.
+struct StepCase {
+    std::string kernel;  // "cas_add_float"
+    size_t updates;
+    std::function<void()> reset, run;
+    std::function<Outcome()> check;
+};
+
+// The cases of each step (they keep a reference to the workload).
+using StepCases = std::vector<StepCase> (*)(Workload&);
+std::vector<StepCase> race_cases(Workload& w);
+std::vector<StepCase> atomic_add_cases(Workload& w);
+std::vector<StepCase> cas_add_cases(Workload& w);
+std::vector<StepCase> cas_max_min_cases(Workload& w);
+std::vector<StepCase> spinlock_cases(Workload& w);
+std::vector<StepCase> contention_cases(Workload& w);  // on w.addresses counters
+
+// The steps, in order: the program, the tests and their summary all read this one list.
+inline const Step<StepCases> kSteps[] = {
+    {1, "race", race_cases},
+    {2, "atomic_add", atomic_add_cases},
+    {3, "cas_add", cas_add_cases},
+    {4, "cas_max_min", cas_max_min_cases},
+    {5, "spinlock", spinlock_cases},
+    {6, "contention", contention_cases},
+};
+
+inline const Aggregation kAggregations[] = {Aggregation::none, Aggregation::warp, Aggregation::block};
+inline const char* aggregation_name(Aggregation a) {
+    return a == Aggregation::none ? "per_thread" : a == Aggregation::warp ? "warp_aggregated" : "block_aggregated";
 }

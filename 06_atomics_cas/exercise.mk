@@ -4,3 +4,4 @@
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 SANITIZE_ARGS := --n 100003
+BASELINES     := cub_sum

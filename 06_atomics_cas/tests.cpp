@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "atomics_cas.h"
+#include "cub_sum.h"
 #include "testing.h"
 
 namespace {
@@ -65,12 +66,11 @@ std::vector<double> random_doubles(size_t n, uint64_t seed) {  // all 53 bits of
 template <class T>
 void expect_sum_within(void (*launch)(const T*, T*, size_t), const std::vector<T>& v) {
     CAPTURE(v.size());
-    const double ref = sum_reference(v);
-    const double atol = sizeof(T) == 4 ? float_sum_atol(v.size(), sum_abs_reference(v))
-                                       : double_sum_atol(v.size(), sum_abs_reference(v));
+    const ReferenceSum ref = sum_reference(v);
+    const Tolerance tol = sum_tolerance<T>(v.size(), ref);
     const T got = accumulate_on_gpu(launch, v, T(0));
-    INFO("got " << (double)got << ", expected " << ref << " within " << atol);
-    CHECK(within((double)got, ref, Tolerance{0.0, atol}));
+    INFO("got " << (double)got << ", expected " << ref.sum << " within " << tol.atol);
+    CHECK(within((double)got, ref.sum, tol));
 }
 
 // max and min of `v` on the GPU, starting from `start` (NaN: empty), compared bit for bit.
@@ -115,7 +115,7 @@ void expect_contention(const std::vector<int>& v, Aggregation how, size_t addres
     CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
     run_contention(d_values.get(), v.size(), how, counters.get(), addresses, total.get());
     CUDA_CHECK(cudaDeviceSynchronize());
-    CHECK(total.download()[0] == wrap_to_int(sum_reference(v)));
+    CHECK(total.download()[0] == wrap_to_int(exact_sum(v)));
     CHECK_MATCH(compare_exact(counters.download(), contention_reference(v, how, addresses)));
 }
 
@@ -127,6 +127,27 @@ const size_t kLockSizes[] = {0, 1, 31, 32, 33, 257, 1025, 100003};
 const Aggregation kHow[] = {Aggregation::none, Aggregation::warp, Aggregation::block};
 
 }  // namespace
+
+DECLARE_STEPS(kSteps);
+
+// ---- every step, as the program runs it ----------------------------------------------------------
+// Each kernel of the step on sizes around a warp and a block, checked as `make run-06` checks it
+// (step_cases.cpp); the contention step on 32 addresses.
+STEP_CASES(kSteps, "n = 1, 31, 32, 33, 255, 256, 257, 1025, 10007: each kernel as the CPU says", [](const auto& step) {
+    for (size_t n : {1, 31, 32, 33, 255, 256, 257, 1025, 10007}) {
+        Workload w(n, 32, n, n + 40);
+        for (const StepCase& c : step.run(w)) {
+            CAPTURE(n);
+            INFO(c.kernel);
+            c.reset();
+            c.run();
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const Outcome o = c.check();
+            INFO("got " << o.got << ", expected " << o.expected << ": " << o.note);
+            CHECK(o.ok);
+        }
+    }
+});
 
 // ---- step 1 ---------------------------------------------------------------------------------
 // Why the barrier version must lose updates: every thread of a block loads the counter before
@@ -167,22 +188,22 @@ TEST_CASE("step 2 atomic_add: int sums exact for n = 0 to 2^20 + 7" * needs_gpu(
     for (size_t n : kSizes) {
         CAPTURE(n);
         std::vector<int> v = random_ints(n, n + 1, -1000, 1000);
-        CHECK(accumulate_on_gpu(run_atomic_add_int, v, 0) == wrap_to_int(sum_reference(v)));
+        CHECK(accumulate_on_gpu(run_atomic_add_int, v, 0) == wrap_to_int(exact_sum(v)));
     }
     std::vector<int> v = random_ints(5000, 3, -1000, 1000);
-    CHECK(accumulate_on_gpu(run_atomic_add_int, v, 123456) == wrap_to_int(123456 + sum_reference(v)));
+    CHECK(accumulate_on_gpu(run_atomic_add_int, v, 123456) == wrap_to_int(123456 + exact_sum(v)));
 }
 TEST_CASE("step 2 atomic_add: int sum of 2^25 + 1 values (large)" * needs_gpu()) {
     std::vector<int> v = random_ints(((size_t)1 << 25) + 1, 5, -50, 50);
-    CHECK(accumulate_on_gpu(run_atomic_add_int, v, 0) == wrap_to_int(sum_reference(v)));
+    CHECK(accumulate_on_gpu(run_atomic_add_int, v, 0) == wrap_to_int(exact_sum(v)));
 }
 TEST_CASE("step 2 atomic_add: float and double sums of small integers are exact" * needs_gpu()) {
     for (size_t n : kSizes) {
         CAPTURE(n);
         std::vector<float> f = small_integers<float>(n, n + 2);
         std::vector<double> d = small_integers<double>(n, n + 3);
-        CHECK(accumulate_on_gpu(run_atomic_add_float, f, 0.0f) == (float)sum_reference(f));
-        CHECK(accumulate_on_gpu(run_atomic_add_double, d, 0.0) == sum_reference(d));
+        CHECK(accumulate_on_gpu(run_atomic_add_float, f, 0.0f) == (float)sum_reference(f).sum);
+        CHECK(accumulate_on_gpu(run_atomic_add_double, d, 0.0) == sum_reference(d).sum);
     }
 }
 TEST_CASE("step 2 atomic_add: float and double sums of random values within tolerance" * needs_gpu()) {
@@ -202,8 +223,8 @@ TEST_CASE("step 3 cas_add: float and double equal the built-in atomicAdd exactly
         const double d_cas = accumulate_on_gpu(run_cas_add_double, d, 0.0);
         CHECK(bits(f_cas) == bits(accumulate_on_gpu(run_atomic_add_float, f, 0.0f)));
         CHECK(bits(d_cas) == bits(accumulate_on_gpu(run_atomic_add_double, d, 0.0)));
-        CHECK(f_cas == (float)sum_reference(f));
-        CHECK(d_cas == sum_reference(d));
+        CHECK(f_cas == (float)sum_reference(f).sum);
+        CHECK(d_cas == sum_reference(d).sum);
     }
 }
 TEST_CASE("step 3 cas_add: float and double sums of random values within tolerance" * needs_gpu()) {
@@ -309,14 +330,16 @@ TEST_CASE("step 6 contention: 2^24 + 5 values (large)" * needs_gpu()) {
 }
 
 // ---- library baseline -----------------------------------------------------------------------
-TEST_CASE("library: cub_sum matches the CPU" * needs_gpu()) {
+TEST_CASE("library: cub::DeviceReduce::Sum (CubSum) matches the CPU" * needs_gpu()) {
+    CubSum cub(((size_t)1 << 20) + 1);
     for (size_t n : {(size_t)1, (size_t)100003, ((size_t)1 << 20) + 1}) {
         CAPTURE(n);
         std::vector<int> v = random_ints(n, n, -1000, 1000);
         DeviceBuffer<int> d(v), total(1);
-        run_cub_sum(d.get(), total.get(), n);
+        total.poison();
+        cub.run(d.get(), n, total.get());
         CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK(total.download()[0] == wrap_to_int(sum_reference(v)));
+        CHECK(total.download()[0] == wrap_to_int(exact_sum(v)));
     }
 }
 

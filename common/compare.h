@@ -123,6 +123,27 @@ Comparison compare_exact(const std::vector<T>& got, const std::vector<T>& ref) {
     return c;
 }
 
+// The CPU reference of a sum (exercises 04, 05, 06): the sum in double precision, and the sum of
+// |x[i]|, which the rounding errors of a float sum scale with (float_sum_tolerance below).
+// A NaN among the inputs makes both NaN.
+struct ReferenceSum {
+    double sum = 0;
+    double sum_abs = 0;
+};
+template <class T>
+ReferenceSum sum_reference(const T* x, size_t n) {
+    ReferenceSum r;
+    for (size_t i = 0; i < n; ++i) {
+        r.sum += (double)x[i];
+        r.sum_abs += std::fabs((double)x[i]);
+    }
+    return r;
+}
+template <class T>
+ReferenceSum sum_reference(const std::vector<T>& x) {
+    return sum_reference(x.data(), x.size());
+}
+
 // Tolerance for a float sum of n terms whose absolute values add up to sum_abs, in any order of
 // summation. The worst case grows like n * 2^-24 * sum_abs, but rounding errors of a real sum
 // are close to independent and grow like sqrt(n); we allow 4 * sqrt(n) units of rounding,

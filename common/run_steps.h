@@ -5,6 +5,8 @@
 // reference, and only if the result is right times it (a fast wrong kernel is not a result).
 // It prints one table:
 //   | step | kernel | time (ms) | GB/s | <extra columns> | check |
+// (with extras_before_time, the extra columns come before "time (ms)"; with a peak, a
+// "% of peak" column follows the rate)
 // and returns the number of failed steps, so `main` can return non-zero.
 //
 // With COURSE_PROFILE=1 in the environment every step runs exactly once and nothing is timed:
@@ -34,6 +36,7 @@ struct StepRow {
     std::function<Check()> check;     // after run + synchronise: compare with the CPU reference
     std::string skip = "";            // non-empty: this step does not apply here, and why
     std::function<void()> prepare{};  // before each checked run, e.g. poison the output
+    double work = -1;                 // bytes (or FLOP) of this row's run; negative: the table's
 };
 
 struct StepTable {
@@ -41,6 +44,9 @@ struct StepTable {
     double work = 0;                         // bytes (or FLOP) one run moves (or does)
     std::vector<std::string> extra_columns{};
     std::string footer = "";                 // under the table: what the rate counts
+    double rate_unit = 1e9;                  // rate = work / seconds / rate_unit (1e6: "M updates/s")
+    bool extras_before_time = false;         // the extra columns before "time (ms)" instead of after the rate
+    double peak = 0;                         // > 0: a "% of peak" column, the rate against this peak
 };
 
 inline bool profiling_mode() {
@@ -56,23 +62,31 @@ inline std::string timing_method(const BenchConfig& cfg) {
 
 inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, const BenchConfig& timing = {}) {
     const bool profiling = profiling_mode();
-    std::vector<std::string> header = {"step", "kernel", "time (ms)", table.rate};
-    header.insert(header.end(), table.extra_columns.begin(), table.extra_columns.end());
-    header.push_back("check");
-    Table out(header);
+    std::vector<std::string> measured = {"time (ms)", table.rate};
+    if (table.peak > 0) measured.push_back("% of peak");
+    // One line of the table: step, kernel, then the measured cells and the extra ones in the
+    // table's order, then the check.
+    auto line = [&](std::vector<std::string> first, std::vector<std::string> times, std::vector<std::string> extras,
+                    const std::string& check) {
+        auto& a = table.extras_before_time ? extras : times;
+        auto& b = table.extras_before_time ? times : extras;
+        first.insert(first.end(), a.begin(), a.end());
+        first.insert(first.end(), b.begin(), b.end());
+        first.push_back(check);
+        return first;
+    };
+    Table out(line({"step", "kernel"}, measured, table.extra_columns, "check"));
     const size_t extra = table.extra_columns.size();
-    auto row = [&](const StepRow& r, const std::string& time, const std::string& rate,
-                   std::vector<std::string> cells, const std::string& check) {
+    auto row = [&](const StepRow& r, std::vector<std::string> times, std::vector<std::string> cells,
+                   const std::string& check) {
+        times.resize(measured.size(), "-");
         cells.resize(extra, "-");
-        std::vector<std::string> line = {r.step, r.name, time, rate};
-        line.insert(line.end(), cells.begin(), cells.end());
-        line.push_back(check);
-        out.row(line);
+        out.row(line({r.step, r.name}, times, cells, check));
     };
     int failures = 0;
     for (const StepRow& r : rows) {
         if (!r.skip.empty()) {
-            row(r, "-", "-", {}, "skipped: " + r.skip);
+            row(r, {}, {}, "skipped: " + r.skip);
             continue;
         }
         if (r.prepare) r.prepare();
@@ -82,16 +96,18 @@ inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, c
         if (!c.ok) {
             ++failures;
             const std::string todo = r.step == "-" ? "" : " (is TODO step " + r.step + " done?)";
-            row(r, "-", "-", c.cells, "FAILED: " + c.detail + todo);
+            row(r, {}, c.cells, "FAILED: " + c.detail + todo);
             continue;
         }
         if (profiling) {
-            row(r, "-", "-", c.cells, "ok: " + c.detail);
+            row(r, {}, c.cells, "ok: " + c.detail);
             continue;
         }
         const Timing t = time_gpu(r.run, timing);
-        row(r, strf("%.4f", t.median_ms), strf("%.1f", table.work / (t.median_ms * 1e-3) / 1e9), c.cells,
-            "ok: " + c.detail);
+        const double rate = (r.work >= 0 ? r.work : table.work) / (t.median_ms * 1e-3) / table.rate_unit;
+        std::vector<std::string> times = {strf("%.4f", t.median_ms), strf("%.1f", rate)};
+        if (table.peak > 0) times.push_back(strf("%.1f", 100 * rate / table.peak));
+        row(r, times, c.cells, "ok: " + c.detail);
     }
     out.print();
     std::printf("\n");

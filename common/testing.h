@@ -7,6 +7,7 @@
 // - Cases that every step must pass are registered once for all of them:
 //       STEP_CASES(kSteps, "sizes 0 to 2^24+3, block 256", [](const auto& step) { ... step.run ... });
 //       STEP_CASES_FROM(kSteps, 2, "block sizes 32 to 1024", ...);   // steps 2 and later
+//       STEP_CASES_RANGE(kSteps, 1, 3, "a NaN gives NaN", ...);       // steps 1 to 3
 //   Each becomes one GPU test case per step, named "step N name: what".
 // - A one-off case is a plain doctest case named the same way, with the needs_gpu() decorator:
 //       TEST_CASE("step 2 many_blocks: n = 10000" * needs_gpu()) { ... }
@@ -17,6 +18,7 @@
 // - SKIP_CASE("reason") ends a case early and counts it as skipped (e.g. not enough GPU memory).
 #pragma once
 
+#include <climits>
 #include <deque>
 #include <functional>
 #include <string>
@@ -84,11 +86,11 @@ inline int register_case(const char* file, unsigned line, std::string name, std:
 }
 
 template <class Fn, size_t N, class Body>
-int register_step_cases(const char* file, unsigned line, const Step<Fn> (&steps)[N], int first,
+int register_step_cases(const char* file, unsigned line, const Step<Fn> (&steps)[N], int first, int last,
                         const char* what, Body body) {
     declare_steps(steps);
     for (const auto& s : steps)
-        if (s.number >= first)
+        if (s.number >= first && s.number <= last)
             register_case(file, line, step_label(s.number, s.name) + ": " + what, [&s, body] { body(s); });
     return 0;
 }
@@ -96,12 +98,11 @@ int register_step_cases(const char* file, unsigned line, const Step<Fn> (&steps)
 
 #define DECLARE_STEPS(steps) \
     static const int DOCTEST_ANONYMOUS(DECLARE_STEPS_) = ::course_testing::declare_steps(steps)
-#define STEP_CASES(steps, what, ...)                                                                   \
+#define STEP_CASES(steps, what, ...) STEP_CASES_RANGE(steps, 0, INT_MAX, what, __VA_ARGS__)
+#define STEP_CASES_FROM(steps, first, what, ...) STEP_CASES_RANGE(steps, first, INT_MAX, what, __VA_ARGS__)
+#define STEP_CASES_RANGE(steps, first, last, what, ...)                                                \
     static const int DOCTEST_ANONYMOUS(STEP_CASES_) =                                                  \
-        ::course_testing::register_step_cases(__FILE__, __LINE__, steps, 0, what, __VA_ARGS__)
-#define STEP_CASES_FROM(steps, first, what, ...)                                                       \
-    static const int DOCTEST_ANONYMOUS(STEP_CASES_) =                                                  \
-        ::course_testing::register_step_cases(__FILE__, __LINE__, steps, first, what, __VA_ARGS__)
+        ::course_testing::register_step_cases(__FILE__, __LINE__, steps, first, last, what, __VA_ARGS__)
 
 #define SKIP_CASE(reason)                                       \
     do {                                                        \

@@ -202,3 +202,17 @@ TEST_CASE("host: float_sum_tolerance grows with n and the magnitudes") {
     CHECK(float_sum_tolerance(100, 1.0).atol < float_sum_tolerance(10000, 1.0).atol);
     CHECK(float_sum_tolerance(100, 1.0).atol < float_sum_tolerance(100, 10.0).atol);
 }
+
+TEST_CASE("host: sum_reference adds in double and sums magnitudes; NaN makes both NaN") {
+    const float x[] = {1.0f, -2.0f, 3.5f, 1e8f, -1e8f, 0.25f};
+    const ReferenceSum r = sum_reference(x, 6);
+    CHECK(r.sum == 2.75);  // a float sum in this order gives 0.25
+    CHECK(r.sum_abs == 6.75 + 2e8);
+    const ReferenceSum d = sum_reference(std::vector<double>{0.1, -0.2});
+    CHECK(d.sum == 0.1 - 0.2);
+    CHECK(d.sum_abs == 0.1 + 0.2);
+    const ReferenceSum nan = sum_reference(std::vector<float>{1.0f, std::nanf("")});
+    CHECK(std::isnan(nan.sum));
+    CHECK(std::isnan(nan.sum_abs));
+    CHECK(sum_reference(std::vector<float>{}).sum == 0.0);
+}
