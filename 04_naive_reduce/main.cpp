@@ -83,6 +83,9 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
     };
     std::vector<StepRow> steps = {{"-", "cub::DeviceReduce::Sum (library)", [&] { cub.run(b.x.get(), n, b.sum.get()); },
                                    [&] { return check(Output::one_sum); }, "", [&] { b.poison(); }}};
+    if (p.selected("atomic_per_thread"))
+        steps.push_back({"-", "atomic_per_thread (given)", [&] { run_atomic_per_thread(b.x.get(), n, b.sum.get(), block); },
+                         [&] { return check(Output::one_sum); }, "", [&] { b.poison(); }});
     for (const auto& s : kSteps) {
         if (!p.selected(s.name)) continue;
         steps.push_back({std::to_string(s.number), s.name, [&, s] { s.run.launch(b); },
@@ -130,6 +133,8 @@ static int run_bench(const Program& p, int block) {
                        strf("%.4f", full.median_ms), c.ok ? "ok" : "FAILED: " + c.detail});
         };
         measure("cub::DeviceReduce::Sum", [&] { cub.run(b.x.get(), n, b.sum.get()); }, Output::one_sum);
+        measure("atomic_per_thread (given)", [&] { run_atomic_per_thread(b.x.get(), n, b.sum.get(), block); },
+                Output::one_sum);
         for (const auto& s : kSteps)
             measure(s.run.output == Output::matrix_sums ? strf("%s (%zu x %zu)", s.name, rows, cols) : s.name,
                     [&, s] { s.run.launch(b); }, s.run.output);
@@ -149,7 +154,7 @@ int main(int argc, char** argv) {
                "  --cols C        its columns (default: 4096, or n if smaller; n / rows if --rows is given)\n"
                "  --demo barrier_in_if   run the README's broken tree (__syncthreads() inside an if) on\n"
                "                  n ones (block a power of two), with a 10 s watchdog, instead\n",
-               step_names(kSteps), {}, "the benchmark table (2^20 and 2^25 floats)"});
+               step_names(kSteps), {"atomic_per_thread"}, "the benchmark table (2^20 and 2^25 floats)"});
     const size_t max_dim = (size_t)1 << 40;  // more than any host memory holds, and no overflow below
     const size_t n = p.size("--n", (size_t)1 << 24, 1, max_dim);
     const int block = p.integer("--block", 256, 1, kMaxBlock);

@@ -132,6 +132,11 @@ void run_rows_cols(const float* m, size_t rows, size_t cols, float* row_sums, fl
 // ---- Support files (given; not part of your task) ----------------------------------------------
 // The library reference, cub::DeviceReduce::Sum, is CubSum (common/baselines/cub_sum.h).
 //
+// atomic_per_thread.cu: the source blog's kernel 1, shown beside the steps (step "-"): each
+// thread adds its grid-stride share, read as float4, and sends one atomicAdd into *sum (zeroed
+// first; 0 for n == 0).
+void run_atomic_per_thread(const float* x, size_t n, float* sum, int block_size);
+//
 // barrier_demo.cu: the source material's broken tree, __syncthreads() inside the if (see the
 // README), run once on n ones, one block per block_size elements (a power of two); it reports
 // how many block totals, and how many threads' reads of their block's total, were wrong.

@@ -295,6 +295,24 @@ TEST_CASE("library: cub::DeviceReduce::Sum agrees with the CPU" * needs_gpu()) {
     }
 }
 
+// atomic_per_thread.cu, given: float4 loads, then one atomic per thread; any n, any alignment.
+TEST_CASE("given: atomic_per_thread agrees with the CPU (n = 0 to 2^20+3, aligned or not)" * needs_gpu()) {
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)3, (size_t)4, (size_t)5, (size_t)257, ((size_t)1 << 20) + 3}) {
+        const std::vector<float> x = random_floats(n + 1, 5, -1.0f, 1.0f);
+        DeviceBuffer<float> d_x(x), d_sum(1);
+        for (size_t offset : {(size_t)0, (size_t)1}) {  // x + 1 is not 16-byte aligned
+            CAPTURE(n);
+            CAPTURE(offset);
+            const std::vector<float> part(x.begin() + offset, x.begin() + offset + n);
+            d_sum.poison();
+            run_atomic_per_thread(d_x.get() + offset, n, d_sum.get(), 256);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const ReferenceSum ref = sum_reference(part);
+            CHECK(within(d_sum.download()[0], ref.sum, sum_tolerance(n, ref)));
+        }
+    }
+}
+
 // ---- host -----------------------------------------------------------------------------------
 TEST_CASE("host: finish_sum adds the partials in double and rounds once") {
     CHECK(finish_sum({}) == 0.0f);
