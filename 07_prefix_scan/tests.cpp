@@ -71,6 +71,11 @@ void expect_scans(const ScanFns& scan, const std::vector<size_t>& sizes, bool in
             }
 }
 
+std::vector<size_t> every_n_to_70_and(std::vector<size_t> sizes) {
+    for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
+    return sizes;
+}
+
 // Around the tile of steps 4, 5 and 6 (pass 2 of steps 4 and 5 needs several tiles of its own
 // only above kTileItems^2, about 16.8 million elements: the (large) cases go there).
 const std::vector<size_t> kTileEdges = {kTileItems - 1, kTileItems, kTileItems + 1, 2 * kTileItems + 5,
@@ -106,12 +111,13 @@ STEP_CASES(kSteps, "int and float, inclusive and exclusive, n = 0 to 2^20+3 (up 
            [](const auto& step) {
                expect_scans(step.run, {0, 1, 2, 31, 1023, 1024, 1025, 1500, 2047, 2048, ((size_t)1 << 20) + 3});
            });
-STEP_CASES(kSteps, "every n from 1 to 70, and 100, 333, 513, 777, 1029, 1777 (up to the step's limit)",
-           [](const auto& step) {
-               std::vector<size_t> sizes = {100, 333, 513, 777, 1029, 1777};
-               for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
-               expect_scans(step.run, sizes, true);
-           });
+// ---- the one-block scans (steps 1 and 2): every small size, as their trees pad it ---------------
+TEST_CASE("step 1 naive_block: every n from 1 to 70, and 100, 333, 513, 777" * needs_gpu()) {
+    expect_scans(kSteps[0].run, every_n_to_70_and({100, 333, 513, 777}), true);
+}
+TEST_CASE("step 2 blelloch_block: every n from 1 to 70, and 100, 333, 1029, 1777" * needs_gpu()) {
+    expect_scans(kSteps[1].run, every_n_to_70_and({100, 333, 1029, 1777}), true);
+}
 // ---- the multi-block scans (steps 3 to 6) -----------------------------------------------------
 STEP_CASES_FROM(kSteps, 3, "n = 3, 5, 100003, 2^16, 2^16+1", [](const auto& step) {
     expect_scans(step.run, {3, 5, 100003, (size_t)1 << 16, ((size_t)1 << 16) + 1});
