@@ -96,7 +96,7 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
                     "GB/s counts the input read once (4 bytes per element; rows_cols reads its matrix twice).\n"
                     "Times are of the kernels alone: steps 2-4 then copy their partial results to the host,\n"
                     "which finishes the sum (not timed here; see --bench)."};
-    table.extras_before_time = true;
+    table.leading_columns = table.extra_columns.size();
     table.peak = dev.dram_gbs;
     const int failures = run_steps(steps, table);
     if (stats_got) print_stats_table(*stats_got, ref.stats);

@@ -36,7 +36,7 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
                     "includes resetting the target (a memset); M updates/s = updates / time. The checked run\n"
                     "is the warm-up, and 3 timed runs keep compute-sanitizer short: `make bench-06` measures."};
     table.rate_unit = 1e6;
-    table.extras_before_time = true;
+    table.leading_columns = table.extra_columns.size();
     return run_steps(rows, table, BenchConfig{0, 3, false}) ? 1 : 0;
 }
 

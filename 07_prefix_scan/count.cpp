@@ -4,23 +4,24 @@
 // shuffles become reads of a copy of the 32 lanes' values), computes the scan with it, and adds
 // one to `additions` wherever the kernel adds two data values. Nothing here is a formula: change
 // a kernel's loops and the counts change only when these loops are changed to match.
+// At the end, the program's reports made from them: the counts, and pictures of the one-block
+// algorithms step by step.
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include "bench.h"   // Table, strf
+#include "launch.h"  // ceil_div, next_pow2
 #include "prefix_scan.h"
 
 namespace {
 
 using ll = long long;
 using Lanes = std::array<ll, 32>;
-
-size_t next_pow2(size_t n) {
-    size_t m = 1;
-    while (m < n) m *= 2;
-    return m;
-}
 
 // ---- The tile machinery shared by steps 4, 5 and 6 ------------------------------------------
 // items[thread][k]: element first_item(tile, v) + j of that thread, k = 4 v + j (solution.cu).
@@ -147,7 +148,7 @@ std::vector<ll> scan_then_propagate(const std::vector<ll>& in, bool inclusive, S
     const size_t n = in.size();
     std::vector<ll> out(n);
     if (n == 0) return out;
-    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    const size_t tiles = ceil_div(n, kTileItems);
     std::vector<ll> sums(tiles);
     c.launches += 1;  // scan_each_tile
     for (size_t t = 0; t < tiles; ++t) {
@@ -172,7 +173,7 @@ std::vector<ll> reduce_then_scan(const std::vector<ll>& in, bool inclusive, Scan
     const size_t n = in.size();
     std::vector<ll> out(n);
     if (n == 0) return out;
-    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    const size_t tiles = ceil_div(n, kTileItems);
     std::vector<ll> offsets;
     if (tiles > 1) {
         std::vector<ll> sums(tiles);
@@ -188,6 +189,38 @@ std::vector<ll> reduce_then_scan(const std::vector<ll>& in, bool inclusive, Scan
         store_tile(out, t, items);
     }
     return out;
+}
+
+// scan_blelloch_block's two sweeps, with m / 2 threads: x padded with zeros to m (a power of two,
+// at least 2), up-sweep, root cleared, down-sweep. Returns the m elements of the exclusive scan.
+// `after` (for the pictures) is shown the array after each of these, named.
+std::vector<ll> blelloch_sweeps(const std::vector<ll>& x, ScanCount& c,
+                                const std::function<void(const std::string&, const std::vector<ll>&)>& after = {}) {
+    const size_t m = next_pow2(x.size() < 2 ? 2 : x.size());
+    std::vector<ll> a(m, 0);
+    std::copy(x.begin(), x.end(), a.begin());
+    if (after) after("input", a);
+    size_t offset = 1;
+    for (size_t d = m / 2; d > 0; d /= 2) {
+        for (size_t t = 0; t < d; ++t) a[offset * (2 * t + 2) - 1] += a[offset * (2 * t + 1) - 1], c.additions += 1;
+        c.steps += 1;
+        offset *= 2;
+        if (after) after(strf("up-sweep, stride %zu", offset), a);
+    }
+    a[m - 1] = 0;
+    if (after) after("root set to 0", a);
+    for (size_t d = 1; d < m; d *= 2) {
+        offset /= 2;
+        for (size_t t = 0; t < d; ++t) {
+            const size_t left = offset * (2 * t + 1) - 1, right = offset * (2 * t + 2) - 1;
+            const ll old_left = a[left];
+            a[left] = a[right];
+            a[right] += old_left, c.additions += 1;
+        }
+        c.steps += 1;
+        if (after) after(strf("down-sweep, stride %zu", 2 * offset), a);
+    }
+    return a;
 }
 
 }  // namespace
@@ -237,26 +270,7 @@ Simulated simulate_blelloch_block(const std::vector<ll>& x, ScanKind kind) {
     Simulated s;
     const size_t n = x.size();
     if (n == 0) return s;
-    const size_t m = next_pow2(n < 2 ? 2 : n);
-    std::vector<ll> a(m, 0);
-    std::copy(x.begin(), x.end(), a.begin());
-    size_t offset = 1;
-    for (size_t d = m / 2; d > 0; d /= 2) {
-        for (size_t t = 0; t < d; ++t) a[offset * (2 * t + 2) - 1] += a[offset * (2 * t + 1) - 1], s.count.additions += 1;
-        s.count.steps += 1;
-        offset *= 2;
-    }
-    a[m - 1] = 0;
-    for (size_t d = 1; d < m; d *= 2) {
-        offset /= 2;
-        for (size_t t = 0; t < d; ++t) {
-            const size_t left = offset * (2 * t + 1) - 1, right = offset * (2 * t + 2) - 1;
-            const ll old_left = a[left];
-            a[left] = a[right];
-            a[right] += old_left, s.count.additions += 1;
-        }
-        s.count.steps += 1;
-    }
+    std::vector<ll> a = blelloch_sweeps(x, s.count);
     s.result.assign(a.begin(), a.begin() + n);
     if (kind == ScanKind::inclusive) {
         for (size_t i = 0; i < n; ++i) s.result[i] += x[i], s.count.additions += 1;
@@ -327,7 +341,7 @@ Simulated simulate_decoupled_lookback(const std::vector<ll>& x, ScanKind kind) {
     if (n == 0) return s;
     ScanCount& c = s.count;
     c.launches = 2;  // the status memset and the kernel
-    const size_t tiles = (n + kTileItems - 1) / kTileItems;
+    const size_t tiles = ceil_div(n, kTileItems);
     std::vector<ll> inclusive_prefix(tiles);  // what each tile publishes as kTilePrefix
     for (size_t t = 0; t < tiles; ++t) {
         TileItems items = load_tile(x, t);
@@ -352,4 +366,69 @@ Simulated simulate_decoupled_lookback(const std::vector<ll>& x, ScanKind kind) {
         store_tile(s.result, t, items);
     }
     return s;
+}
+
+// ---- The program's reports ------------------------------------------------------------------
+void print_counts(const std::vector<int>& x, const std::string& kernel) {
+    const size_t n = x.size();
+    std::printf("\nAdditions performed for an inclusive scan, counted by running each algorithm's own loops on\n"
+                "the CPU (count.cpp), thread by thread; the one-block algorithms are counted with as many\n"
+                "threads as elements, as in the source material's model.\n\n");
+    if (n > ((size_t)1 << 24)) {
+        std::printf("(not counted for n above 2^24: the simulation would take too long; try --n 2^20)\n");
+        return;
+    }
+    const std::vector<ll> xl(x.begin(), x.end());
+    const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
+    std::vector<std::pair<const char*, Simulated (*)(const std::vector<ll>&, ScanKind)>> counted = {
+        {"serial (one thread)", simulate_serial}};
+    for (const auto& s : kSteps)
+        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.run.simulate});
+    Table table({"algorithm", "additions", "per element", "span (steps)", "launches", "simulation"});
+    for (const auto& [name, simulate] : counted) {
+        const Simulated sim = simulate(xl, ScanKind::inclusive);
+        const bool same = sim.result == std::vector<ll>(ref.begin(), ref.end());
+        table.row({name, strf("%llu", (unsigned long long)sim.count.additions),
+                   strf("%.2f", n ? (double)sim.count.additions / n : 0.0),
+                   sim.count.steps ? strf("%llu", (unsigned long long)sim.count.steps) : "-",
+                   strf("%llu", (unsigned long long)sim.count.launches),
+                   same ? "computes the scan" : "WRONG RESULT (count.cpp disagrees with the reference)"});
+    }
+    table.print();
+
+    // The source material's question: n = 32, its naive (inclusive) and work-efficient
+    // (exclusive) algorithms.
+    const std::vector<ll> x32(32, 1);
+    const ScanCount naive = simulate_naive_block(x32, ScanKind::inclusive).count;
+    const ScanCount blelloch = simulate_blelloch_block(x32, ScanKind::exclusive).count;
+    const ScanCount blelloch_incl = simulate_blelloch_block(x32, ScanKind::inclusive).count;
+    const ScanCount serial = simulate_serial(x32, ScanKind::inclusive).count;
+    std::printf("\nThe source's question, n = 32: the naive scan performs %llu additions in %llu steps; the\n"
+                "work-efficient scan %llu in %llu steps (up-sweep + down-sweep, exclusive as in the source;\n"
+                "%llu to make it inclusive). One thread alone needs %llu.\n",
+                (unsigned long long)naive.additions, (unsigned long long)naive.steps,
+                (unsigned long long)blelloch.additions, (unsigned long long)blelloch.steps,
+                (unsigned long long)blelloch_incl.additions, (unsigned long long)serial.additions);
+}
+
+static void print_row(const std::string& label, const std::vector<ll>& v) {
+    std::printf("  %-22s", label.c_str());
+    for (ll e : v) std::printf("%5lld", e);
+    std::printf("\n");
+}
+
+void print_pictures(const std::vector<int>& x) {
+    const size_t n = x.size(), m = next_pow2(n < 2 ? 2 : n);
+    const std::vector<ll> input(x.begin(), x.end());
+    std::printf("\nNaive (Hillis-Steele) inclusive scan: each step adds the element `offset` places left.\n");
+    std::vector<ll> cur = input, next(n);
+    print_row("input", cur);
+    for (size_t offset = 1; offset < n; offset *= 2) {
+        for (size_t i = 0; i < n; ++i) next[i] = cur[i] + (i >= offset ? cur[i - offset] : 0);
+        std::swap(cur, next);
+        print_row(strf("offset %zu", offset), cur);
+    }
+    std::printf("\nWork-efficient (Blelloch) exclusive scan, padded with zeros to %zu elements.\n", m);
+    ScanCount uncounted;
+    blelloch_sweeps(input, uncounted, print_row);
 }

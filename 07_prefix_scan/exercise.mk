@@ -5,3 +5,4 @@
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 SANITIZE_ARGS := --n 100003
 SANITIZE_DEMO := --racy-demo
+BASELINES     := cub_scan

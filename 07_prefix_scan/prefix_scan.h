@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "steps.h"
 
 // Inclusive: out[i] = x[0] + ... + x[i].  Exclusive: out[0] = 0, out[i] = x[0] + ... + x[i-1].
 enum class ScanKind { inclusive, exclusive };
@@ -46,10 +47,6 @@ constexpr size_t kTileItems = (size_t)kTileThreads * kItemsPerThread;  // 4096
 // ---- Step 1: naive (Hillis-Steele) scan in one block, n <= kNaiveMaxN -------------------------
 void run_naive_block(const int* in, int* out, size_t n, ScanKind kind);
 void run_naive_block(const float* in, float* out, size_t n, ScanKind kind);
-// The source material's version, which updates its one shared buffer in place: a read/write race
-// between threads. Given (not a TODO), for the --racy-demo of the program only: compute-sanitizer
-// --tool racecheck reports it. Inclusive, int, n <= kNaiveMaxN.
-void run_naive_block_racy(const int* in, int* out, size_t n);
 
 // ---- Step 2: work-efficient (Blelloch) scan in one block, n <= kBlellochMaxN ------------------
 void run_blelloch_block(const int* in, int* out, size_t n, ScanKind kind);
@@ -81,8 +78,20 @@ void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind
 // Positions are ints: n <= 2^31 - 1.
 void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept);
 
-// ---- Support (library.cu): the library baseline -----------------------------------------------
-void run_cub_inclusive_sum(const int* in, int* out, size_t n);
+// The library baseline is CubScan (common/baselines/cub_scan.h).
+
+// ---- The source material's racy naive scan, for the demonstration only (racy_demo.cu) ---------
+// Scans kNaiveMaxN ints 100 times with the source's in-place version of step 1, which races,
+// and says how often the result was wrong (the program's --racy-demo). Not a step, not tested;
+// compute-sanitizer --tool racecheck reports the race whatever the results.
+void run_racy_demo(uint64_t seed);
+
+// ---- The program's inputs ---------------------------------------------------------------------
+// Integer inputs in [-9, 9]: partial sums wander like a random walk (about 5.5 sqrt(n)), far
+// from int's limits even at 2^31 elements. Float inputs in [0, 1): with no cancellation, the
+// tolerance (4 sqrt(i) float roundings of the prefix itself) stays tight relative to the values.
+inline std::vector<int> int_input(size_t n, uint64_t seed) { return random_ints(n, seed, -9, 9); }
+inline std::vector<float> float_input(size_t n, uint64_t seed) { return random_floats(n, seed + 1000, 0.0f, 1.0f); }
 
 // ---- CPU references ---------------------------------------------------------------------------
 // Integers: the standard library's scans, compared exactly.
@@ -164,3 +173,35 @@ Simulated simulate_reduce_then_scan(const std::vector<long long>& x, ScanKind ki
 // The look-back's work depends on timing; this counts the case where each tile finds its
 // predecessor's inclusive prefix already published (one look-back window per tile).
 Simulated simulate_decoupled_lookback(const std::vector<long long>& x, ScanKind kind);
+
+// The program's reports, from these simulations. print_counts: the additions of the serial scan
+// and of the steps `kernel` names ("all" or one step) on x (counted up to 2^24 elements), and
+// the source material's question (n = 32). print_pictures: for a small x (the lecture's n = 8),
+// the two one-block algorithms step by step.
+void print_counts(const std::vector<int>& x, const std::string& kernel);
+void print_pictures(const std::vector<int>& x);
+
+// ---- The steps, in order: the program, the tests and their summary all read these lists ------
+// A scan step: its launcher for each element type, the most elements it takes (one block's
+// limit, or none), and its simulation above.
+using IntScan = void (*)(const int* in, int* out, size_t n, ScanKind kind);
+using FloatScan = void (*)(const float* in, float* out, size_t n, ScanKind kind);
+struct ScanFns {
+    IntScan for_int;
+    FloatScan for_float;
+    size_t max_n;
+    Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
+};
+inline const Step<ScanFns> kSteps[] = {
+    {1, "naive_block", {run_naive_block, run_naive_block, kNaiveMaxN, simulate_naive_block}},
+    {2, "blelloch_block", {run_blelloch_block, run_blelloch_block, kBlellochMaxN, simulate_blelloch_block}},
+    {3, "host_levels", {run_host_levels, run_host_levels, SIZE_MAX, simulate_host_levels}},
+    {4, "scan_then_propagate",
+     {run_scan_then_propagate, run_scan_then_propagate, SIZE_MAX, simulate_scan_then_propagate}},
+    {5, "reduce_then_scan", {run_reduce_then_scan, run_reduce_then_scan, SIZE_MAX, simulate_reduce_then_scan}},
+    {6, "decoupled_lookback",
+     {run_decoupled_lookback, run_decoupled_lookback, SIZE_MAX, simulate_decoupled_lookback}},
+};
+// The last step builds on the scans.
+using CompactFn = void (*)(const int* in, int* out, size_t n, int threshold, size_t* kept);
+inline const Step<CompactFn> kCompactStep[] = {{7, "compact", run_compact}};

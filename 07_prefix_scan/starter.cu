@@ -8,11 +8,10 @@
 
 #include <climits>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cuda/atomic>
 
 #include "cuda_check.h"
+#include "launch.h"  // ceil_div, next_pow2, keep_pool_memory, require_size
 
 constexpr unsigned kFullMask = 0xffffffffu;  // every lane of a warp takes part in a shuffle
 
@@ -22,28 +21,12 @@ constexpr unsigned kFullMask = 0xffffffffu;  // every lane of a warp takes part 
 // the next allocation of the same size nearly free (the benchmark calls the scans repeatedly).
 template <class T>
 T* scratch_alloc(size_t count) {
-    static bool pool_keeps_memory = false;
-    if (!pool_keeps_memory) {
-        int device = 0;
-        cudaMemPool_t pool;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-        uint64_t keep_all = UINT64_MAX;
-        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
-        pool_keeps_memory = true;
-    }
+    keep_pool_memory();
     void* p = nullptr;
     CUDA_CHECK(cudaMallocAsync(&p, count * sizeof(T), 0));
     return static_cast<T*>(p);
 }
 inline void scratch_free(void* p) { CUDA_CHECK(cudaFreeAsync(p, 0)); }
-
-// A launcher's precondition (a programming error, not bad user input): say which and stop.
-inline void require(bool ok, const char* function, size_t n, const char* limit) {
-    if (ok) return;
-    std::fprintf(stderr, "%s: n = %zu is too large (%s)\n", function, n, limit);
-    std::exit(1);
-}
 
 // ---- Step 1: naive (Hillis-Steele) scan in one block ----------------------------------------
 // Step k adds to each element the one 2^k places to its left: after ceil(log2 n) steps element i
@@ -64,32 +47,8 @@ __global__ void scan_naive_block(const T* in, T* out, int n, ScanKind kind) {
 template <class T>
 void naive_block(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
-    require(n <= kNaiveMaxN, "run_naive_block", n, "one block scans at most 1024 elements");
+    require_size(n <= kNaiveMaxN, "run_naive_block", n, "one block scans at most 1024 elements");
     // TODO(step 1): launch scan_naive_block as one block of n threads; check the launch.
-}
-
-// DEMO, NOT A STEP: the source material's kernel, which updates ONE buffer in place. In a step,
-// thread i reads buf[i - offset] while thread i - offset may already have overwritten it with
-// this step's value: a read/write race. Whether the answer comes out wrong depends on how the
-// warps happen to be scheduled, so a test can pass by luck; `compute-sanitizer --tool racecheck`
-// reports the hazard every time. Run by the program only with --racy-demo.
-__global__ void scan_naive_block_racy(const int* in, int* out, int n) {
-    __shared__ int buf[kNaiveMaxN];
-    const int i = threadIdx.x;
-    buf[i] = in[i];
-    for (int offset = 1; offset < n; offset *= 2) {
-        __syncthreads();
-        if (i >= offset) buf[i] += buf[i - offset];  // RACE: read and write of one step overlap
-    }
-    __syncthreads();
-    out[i] = buf[i];
-}
-
-void run_naive_block_racy(const int* in, int* out, size_t n) {
-    if (n == 0) return;
-    require(n <= kNaiveMaxN, "run_naive_block_racy", n, "one block scans at most 1024 elements");
-    scan_naive_block_racy<<<1, (unsigned)n>>>(in, out, (int)n);
-    CUDA_CHECK_LAUNCH();
 }
 
 // ---- Step 2: work-efficient (Blelloch) scan in one block -------------------------------------
@@ -117,17 +76,10 @@ __global__ void scan_blelloch_block(const T* in, T* out, int n, int m, ScanKind 
     //               needed, because the down-sweep's first barrier publishes the zero.
 }
 
-// The smallest power of two >= n (and >= 1).
-inline size_t next_pow2(size_t n) {
-    size_t m = 1;
-    while (m < n) m *= 2;
-    return m;
-}
-
 template <class T>
 void blelloch_block(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
-    require(n <= kBlellochMaxN, "run_blelloch_block", n, "one block scans at most 2048 elements");
+    require_size(n <= kBlellochMaxN, "run_blelloch_block", n, "one block scans at most 2048 elements");
     const size_t m = next_pow2(n < 2 ? 2 : n);
     // TODO(step 2): launch scan_blelloch_block as one block of m / 2 threads; check the launch.
 }
@@ -167,8 +119,6 @@ __global__ void levels_finish(const T* in, const T* y, T* out, size_t n, ScanKin
     if (i < n) out[i] = kind == ScanKind::inclusive ? y[i] + in[i] : y[i];
 }
 
-inline unsigned blocks_for(size_t threads, int block) { return (unsigned)((threads + block - 1) / block); }
-
 template <class T>
 void host_levels(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
@@ -176,13 +126,13 @@ void host_levels(const T* in, T* out, size_t n, ScanKind kind) {
     int levels = 0;
     while (((size_t)1 << levels) < m) ++levels;  // m == 2^levels
     T* y = scratch_alloc<T>(m);
-    levels_load<<<blocks_for(m, kLevelThreads), kLevelThreads>>>(in, y, n, m);
+    levels_load<<<(unsigned)ceil_div(m, kLevelThreads), kLevelThreads>>>(in, y, n, m);
     CUDA_CHECK_LAUNCH();
     // TODO(step 3): the up-sweep, level 0 first, one launch per level; zero the root y[m-1]
     //               (cudaMemsetAsync: all-zero bytes are 0 and 0.0f); the down-sweep, top level
     //               first. Check each launch. The host does not wait in between: kernels on one
     //               stream run in order, and that order is the grid-wide barrier.
-    levels_finish<<<blocks_for(n, kLevelThreads), kLevelThreads>>>(in, y, out, n, kind);
+    levels_finish<<<(unsigned)ceil_div(n, kLevelThreads), kLevelThreads>>>(in, y, out, n, kind);
     CUDA_CHECK_LAUNCH();
     scratch_free(y);
 }
@@ -314,8 +264,8 @@ __global__ void __launch_bounds__(kPropagateThreads)
 template <class T>
 void scan_then_propagate(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
-    const size_t tiles = (n + kTileItems - 1) / kTileItems;
-    require(tiles <= INT_MAX, "run_scan_then_propagate", n, "more tiles than a grid holds");
+    const size_t tiles = ceil_div(n, kTileItems);
+    require_size(tiles <= INT_MAX, "run_scan_then_propagate", n, "more tiles than a grid holds");
     // TODO(step 4): pass 1, scan_each_tile<T, inclusive?> over all tiles. With more than one tile:
     //               tile_sums and tile_offsets in one scratch_alloc (keep both 16-byte aligned),
     //               pass 2 scans the sums into the offsets with this same function (exclusive),
@@ -358,8 +308,8 @@ __global__ void __launch_bounds__(kTileThreads) rescan_tiles(const T* __restrict
 template <class T>
 void reduce_then_scan(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
-    const size_t tiles = (n + kTileItems - 1) / kTileItems;
-    require(tiles <= INT_MAX, "run_reduce_then_scan", n, "more tiles than a grid holds");
+    const size_t tiles = ceil_div(n, kTileItems);
+    require_size(tiles <= INT_MAX, "run_reduce_then_scan", n, "more tiles than a grid holds");
     // TODO(step 5): with more than one tile: scratch as in step 4, pass 1 reduce_tiles, pass 2 the
     //               exclusive scan of the totals into tile_offsets with this same function. Then,
     //               for any number of tiles, pass 3 rescan_tiles<T, inclusive?> (tile_offsets =
@@ -429,8 +379,8 @@ __global__ void __launch_bounds__(kTileThreads)
 template <class T>
 void decoupled_lookback(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
-    const size_t tiles = (n + kTileItems - 1) / kTileItems;
-    require(tiles <= INT_MAX, "run_decoupled_lookback", n, "more tiles than a grid holds");
+    const size_t tiles = ceil_div(n, kTileItems);
+    require_size(tiles <= INT_MAX, "run_decoupled_lookback", n, "more tiles than a grid holds");
     // One status word per tile, then the tile counter, all zero before the launch.
     unsigned long long* status = scratch_alloc<unsigned long long>(tiles + 1);
     // TODO(step 6): zero the status words and the counter (cudaMemsetAsync); the counter is the
@@ -458,7 +408,7 @@ void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept)
         CUDA_CHECK(cudaMemsetAsync(kept, 0, sizeof(size_t)));
         return;
     }
-    require(n <= INT_MAX, "run_compact", n, "positions are ints");
+    require_size(n <= INT_MAX, "run_compact", n, "positions are ints");
     // TODO(step 7): scratch for keep and position (n ints each); compact_flags; an exclusive
     //               scan of keep into position with your reduce_then_scan (or any multi-block
     //               scan of step 3 or later); then compact_scatter. 256 threads per block; check

@@ -12,8 +12,6 @@
 
 namespace {
 
-using IntScan = void (*)(const int*, int*, size_t, ScanKind);
-using FloatScan = void (*)(const float*, float*, size_t, ScanKind);
 constexpr size_t kGuard = 64;
 const ScanKind kKinds[] = {ScanKind::inclusive, ScanKind::exclusive};
 
@@ -62,36 +60,29 @@ void expect_float_scan(FloatScan run, size_t n, ScanKind kind, uint64_t seed) {
     CHECK_MATCH(check_float_scan(got, x, kind));
 }
 
-void expect_scans(IntScan run_int, FloatScan run_float, const std::vector<size_t>& sizes) {
+// Each of the sizes the step takes (a one-block step: up to its limit), both kinds, int and
+// (unless ints_only) float.
+void expect_scans(const ScanFns& scan, const std::vector<size_t>& sizes, bool ints_only = false) {
     for (size_t n : sizes)
-        for (ScanKind kind : kKinds) {
-            expect_int_scan(run_int, n, kind, 11 + n);
-            expect_float_scan(run_float, n, kind, 23 + n);
-        }
+        if (n <= scan.max_n)
+            for (ScanKind kind : kKinds) {
+                expect_int_scan(scan.for_int, n, kind, 11 + n);
+                if (!ints_only) expect_float_scan(scan.for_float, n, kind, 23 + n);
+            }
 }
 
-// Resolve the overloads once.
-const IntScan naive_i = run_naive_block, blelloch_i = run_blelloch_block, levels_i = run_host_levels,
-              stp_i = run_scan_then_propagate, rts_i = run_reduce_then_scan, lookback_i = run_decoupled_lookback;
-const FloatScan naive_f = run_naive_block, blelloch_f = run_blelloch_block, levels_f = run_host_levels,
-                stp_f = run_scan_then_propagate, rts_f = run_reduce_then_scan, lookback_f = run_decoupled_lookback;
+std::vector<size_t> every_n_to_70_and(std::vector<size_t> sizes) {
+    for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
+    return sizes;
+}
 
-const std::vector<size_t> kSizes = {0, 1, 2, 31, 1023, 1024, 1025, ((size_t)1 << 20) + 3};
-const std::vector<size_t> kLarge = {((size_t)1 << 25) + 1};
 // Around the tile of steps 4, 5 and 6 (pass 2 of steps 4 and 5 needs several tiles of its own
 // only above kTileItems^2, about 16.8 million elements: the (large) cases go there).
 const std::vector<size_t> kTileEdges = {kTileItems - 1, kTileItems, kTileItems + 1, 2 * kTileItems + 5,
                                         kTileItems * 33 + 4 * 7 + 1};
 
-std::vector<size_t> up_to(size_t limit) {
-    std::vector<size_t> v;
-    for (size_t n : kSizes)
-        if (n <= limit) v.push_back(n);
-    return v;
-}
-
 // Compaction: n random ints in [-1000, 1000], keeping those above the threshold.
-void expect_compact(const std::vector<int>& x, int threshold) {
+void expect_compact(CompactFn run, const std::vector<int>& x, int threshold) {
     const size_t n = x.size();
     CAPTURE(n);
     CAPTURE(threshold);
@@ -100,7 +91,7 @@ void expect_compact(const std::vector<int>& x, int threshold) {
     DeviceBuffer<size_t> d_kept(1);
     d_out.poison();
     d_kept.poison();
-    run_compact(d_in.get(), d_out.get(), n, threshold, d_kept.get());
+    run(d_in.get(), d_out.get(), n, threshold, d_kept.get());
     CUDA_CHECK(cudaDeviceSynchronize());
     const size_t kept = d_kept.download()[0];
     REQUIRE(kept == ref.size());
@@ -112,91 +103,37 @@ void expect_compact(const std::vector<int>& x, int threshold) {
 
 }  // namespace
 
-// ---- step 1 ---------------------------------------------------------------------------------
-TEST_CASE("step 1 naive_block: int and float, inclusive and exclusive, n = 0, 1, 2, 31, 1023, 1024" * needs_gpu()) {
-    expect_scans(naive_i, naive_f, up_to(kNaiveMaxN));
-}
-TEST_CASE("step 1 naive_block: every n from 1 to 70, and 100, 333, 513, 777 (not powers of two)" * needs_gpu()) {
-    std::vector<size_t> sizes = {100, 333, 513, 777};
-    for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
-    for (size_t n : sizes)
-        for (ScanKind kind : kKinds) expect_int_scan(naive_i, n, kind, n);
-}
+DECLARE_STEPS(kSteps);
+DECLARE_STEPS(kCompactStep);
 
-// ---- step 2 ---------------------------------------------------------------------------------
-TEST_CASE("step 2 blelloch_block: int and float, inclusive and exclusive, n = 0 to 2048" * needs_gpu()) {
-    std::vector<size_t> sizes = up_to(kBlellochMaxN);
-    sizes.push_back(1500);
-    sizes.push_back(2047);
-    sizes.push_back(2048);
-    expect_scans(blelloch_i, blelloch_f, sizes);
+// ---- every scan (steps 1 to 6) ----------------------------------------------------------------
+STEP_CASES(kSteps, "int and float, inclusive and exclusive, n = 0 to 2^20+3 (up to the step's limit)",
+           [](const auto& step) {
+               expect_scans(step.run, {0, 1, 2, 31, 1023, 1024, 1025, 1500, 2047, 2048, ((size_t)1 << 20) + 3});
+           });
+// ---- the one-block scans (steps 1 and 2): every small size, as their trees pad it ---------------
+TEST_CASE("step 1 naive_block: every n from 1 to 70, and 100, 333, 513, 777" * needs_gpu()) {
+    expect_scans(kSteps[0].run, every_n_to_70_and({100, 333, 513, 777}), true);
 }
 TEST_CASE("step 2 blelloch_block: every n from 1 to 70, and 100, 333, 1029, 1777" * needs_gpu()) {
-    std::vector<size_t> sizes = {100, 333, 1029, 1777};
-    for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
-    for (size_t n : sizes)
-        for (ScanKind kind : kKinds) expect_int_scan(blelloch_i, n, kind, n);
+    expect_scans(kSteps[1].run, every_n_to_70_and({100, 333, 1029, 1777}), true);
 }
-
-// ---- step 3 ---------------------------------------------------------------------------------
-TEST_CASE("step 3 host_levels: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
-    expect_scans(levels_i, levels_f, kSizes);
-}
-TEST_CASE("step 3 host_levels: n = 3, 5, 100003, 2^16, 2^16+1" * needs_gpu()) {
-    expect_scans(levels_i, levels_f, {3, 5, 100003, (size_t)1 << 16, ((size_t)1 << 16) + 1});
-}
-TEST_CASE("step 3 host_levels: n = 2^25+1 (large)" * needs_gpu()) { expect_scans(levels_i, levels_f, kLarge); }
-
-// ---- step 4 ---------------------------------------------------------------------------------
-TEST_CASE("step 4 scan_then_propagate: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
-    expect_scans(stp_i, stp_f, kSizes);
-}
-TEST_CASE("step 4 scan_then_propagate: sizes around tile edges" * needs_gpu()) {
-    expect_scans(stp_i, stp_f, kTileEdges);
-}
-TEST_CASE("step 4 scan_then_propagate: pointers not 16-byte aligned" * needs_gpu()) {
+// ---- the multi-block scans (steps 3 to 6) -----------------------------------------------------
+STEP_CASES_FROM(kSteps, 3, "n = 3, 5, 100003, 2^16, 2^16+1", [](const auto& step) {
+    expect_scans(step.run, {3, 5, 100003, (size_t)1 << 16, ((size_t)1 << 16) + 1});
+});
+// Steps 4 and 5 go three levels of tiles deep here.
+STEP_CASES_FROM(kSteps, 3, "n = 2^25+1 (large)", [](const auto& step) {
+    expect_scans(step.run, {((size_t)1 << 25) + 1});
+});
+// ---- the tiled scans (steps 4 to 6) -------------------------------------------------------------
+STEP_CASES_FROM(kSteps, 4, "sizes around tile edges", [](const auto& step) { expect_scans(step.run, kTileEdges); });
+STEP_CASES_FROM(kSteps, 4, "pointers not 16-byte aligned", [](const auto& step) {
     for (ScanKind kind : kKinds) {
-        expect_int_scan(stp_i, 100003, kind, 5, 1);
-        expect_int_scan(stp_i, 3 * kTileItems, kind, 6, 3);
+        expect_int_scan(step.run.for_int, 100003, kind, 5, 1);
+        expect_int_scan(step.run.for_int, 3 * kTileItems, kind, 6, 3);
     }
-}
-TEST_CASE("step 4 scan_then_propagate: n = 2^25+1, three levels of tiles (large)" * needs_gpu()) {
-    expect_scans(stp_i, stp_f, kLarge);
-}
-
-// ---- step 5 ---------------------------------------------------------------------------------
-TEST_CASE("step 5 reduce_then_scan: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
-    expect_scans(rts_i, rts_f, kSizes);
-}
-TEST_CASE("step 5 reduce_then_scan: sizes around tile edges" * needs_gpu()) {
-    expect_scans(rts_i, rts_f, kTileEdges);
-}
-TEST_CASE("step 5 reduce_then_scan: pointers not 16-byte aligned" * needs_gpu()) {
-    for (ScanKind kind : kKinds) {
-        expect_int_scan(rts_i, 100003, kind, 5, 1);
-        expect_int_scan(rts_i, 3 * kTileItems, kind, 6, 3);
-    }
-}
-TEST_CASE("step 5 reduce_then_scan: n = 2^25+1, three levels of tiles (large)" * needs_gpu()) {
-    expect_scans(rts_i, rts_f, kLarge);
-}
-
-// ---- step 6 ---------------------------------------------------------------------------------
-TEST_CASE("step 6 decoupled_lookback: int and float, inclusive and exclusive, n = 0 to 2^20+3" * needs_gpu()) {
-    expect_scans(lookback_i, lookback_f, kSizes);
-}
-TEST_CASE("step 6 decoupled_lookback: sizes around tile edges" * needs_gpu()) {
-    expect_scans(lookback_i, lookback_f, kTileEdges);
-}
-TEST_CASE("step 6 decoupled_lookback: pointers not 16-byte aligned" * needs_gpu()) {
-    for (ScanKind kind : kKinds) {
-        expect_int_scan(lookback_i, 100003, kind, 5, 1);
-        expect_int_scan(lookback_i, 3 * kTileItems, kind, 6, 3);
-    }
-}
-TEST_CASE("step 6 decoupled_lookback: n = 2^25+1 (large)" * needs_gpu()) {
-    expect_scans(lookback_i, lookback_f, kLarge);
-}
+});
 // A look-back that reads a status before it is complete gives a wrong tile only now and then.
 TEST_CASE("step 6 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" * needs_gpu()) {
     const size_t n = ((size_t)1 << 22) + 5;
@@ -214,22 +151,22 @@ TEST_CASE("step 6 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" 
 }
 
 // ---- step 7 ---------------------------------------------------------------------------------
-TEST_CASE("step 7 compact: none, all and about half kept, n = 0, 1, 1025, 2^20+3" * needs_gpu()) {
+STEP_CASES(kCompactStep, "none, all and about half kept, n = 0, 1, 1025, 2^20+3", [](const auto& step) {
     for (size_t n : {(size_t)0, (size_t)1, (size_t)1025, ((size_t)1 << 20) + 3}) {
         const std::vector<int> x = random_ints(n, n + 3, -1000, 1000);
-        expect_compact(x, 1000);   // none
-        expect_compact(x, -1001);  // all
-        expect_compact(x, 0);      // about half
+        expect_compact(step.run, x, 1000);   // none
+        expect_compact(step.run, x, -1001);  // all
+        expect_compact(step.run, x, 0);      // about half
     }
-}
-TEST_CASE("step 7 compact: exactly every other element kept" * needs_gpu()) {
+});
+STEP_CASES(kCompactStep, "exactly every other element kept", [](const auto& step) {
     std::vector<int> x(100003);
     for (size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? (int)i : -(int)i;
-    expect_compact(x, 0);
-}
-TEST_CASE("step 7 compact: n = 2^25+1, about half kept (large)" * needs_gpu()) {
-    expect_compact(random_ints(((size_t)1 << 25) + 1, 9, -1000, 1000), 0);
-}
+    expect_compact(step.run, x, 0);
+});
+STEP_CASES(kCompactStep, "n = 2^25+1, about half kept (large)", [](const auto& step) {
+    expect_compact(step.run, random_ints(((size_t)1 << 25) + 1, 9, -1000, 1000), 0);
+});
 
 // ---- host -----------------------------------------------------------------------------------
 TEST_CASE("host: the references: exclusive is inclusive shifted right, starting at 0") {

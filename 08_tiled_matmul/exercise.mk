@@ -5,3 +5,4 @@
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 LIBS          := -lcublas
 SANITIZE_ARGS := --m 67 --n 129 --k 33
+BASELINES     := cublas_sgemm

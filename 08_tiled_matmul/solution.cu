@@ -16,8 +16,7 @@
 #include "tiled_matmul.h"
 
 #include "cuda_check.h"
-
-static unsigned ceil_div(int a, int b) { return (unsigned)((a + b - 1) / b); }
+#include "launch.h"  // ceil_div
 
 // ---- Step 1: naive, one thread per element of C ------------------------------------------------
 // Thread (i, j) computes the dot product of row i of A with column j of B. A warp is 32 threads
@@ -128,11 +127,13 @@ void run_tiled(const float* A, const float* B, float* C, int m, int n, int k) {
 // In the tiled kernel every multiply-add still needs two shared-memory reads. Shared memory is
 // fast, but an SM reads at most 32 words of it per clock while it can do 128 FMAs: at two reads
 // per FMA, the FMA units wait. Fix: give each thread several outputs and keep what they share in
-// a register. Here a thread computes kTm = 8 elements of ONE column of C: per step p it reads
-// b = B[p][col] once and uses it for 8 FMAs (8 + 1 shared reads for 8 FMAs instead of 16).
-constexpr int k1dBm = 64, k1dBn = 64, k1dBk = 8, k1dTm = 8;
-constexpr int k1dThreads = k1dBm * k1dBn / k1dTm;  // 512
-static_assert(k1dBm * k1dBk == k1dThreads && k1dBk * k1dBn == k1dThreads,
+// a register. Here a thread computes k1dRowsPerThread = 8 elements of ONE column of C: per step p
+// it reads b = B[p][col] once and uses it for 8 FMAs (8 + 1 shared reads for 8 FMAs, not 16).
+constexpr int k1dTileRows = 64, k1dTileCols = 64;  // the tile of C a block computes
+constexpr int k1dTileK = 8;                        // the depth of the shared tiles of A and B
+constexpr int k1dRowsPerThread = 8;                // a thread's elements, in one column of C
+constexpr int k1dThreads = k1dTileRows * k1dTileCols / k1dRowsPerThread;  // 512
+static_assert(k1dTileRows * k1dTileK == k1dThreads && k1dTileK * k1dTileCols == k1dThreads,
               "each thread copies exactly one element of each tile");
 
 __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, const float* B, float* C,
@@ -143,37 +144,45 @@ __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, 
     //               k1dTileK deep, one element of each copied per thread (zeros outside A and B).
     //               acc[] stays in registers only if every index into it is a compile-time constant.
     // BEGIN SOLUTION
-    __shared__ float tile_a[k1dBm][k1dBk];
-    __shared__ float tile_b[k1dBk][k1dBn];
+    __shared__ float tile_a[k1dTileRows][k1dTileK];
+    __shared__ float tile_b[k1dTileK][k1dTileCols];
     const int tid = threadIdx.x;
-    const int tx = tid % k1dBn, ty = tid / k1dBn;
-    const int row0 = blockIdx.y * k1dBm, col0 = blockIdx.x * k1dBn;
-    const int a_r = tid / k1dBk, a_c = tid % k1dBk;  // 8 threads read 32 bytes of one row of A
-    const int b_r = tid / k1dBn, b_c = tid % k1dBn;  // a warp reads 128 bytes of one row of B
-    float acc[k1dTm] = {};
-    for (int k0 = 0; k0 < K; k0 += k1dBk) {
+    const int tx = tid % k1dTileCols, ty = tid / k1dTileCols;
+    const int row0 = blockIdx.y * k1dTileRows, col0 = blockIdx.x * k1dTileCols;
+    const int a_r = tid / k1dTileK, a_c = tid % k1dTileK;  // 8 threads read 32 bytes of one row of A
+    const int b_r = tid / k1dTileCols, b_c = tid % k1dTileCols;  // a warp reads 128 bytes of one row of B
+    float acc[k1dRowsPerThread] = {};
+    for (int k0 = 0; k0 < K; k0 += k1dTileK) {
         const int ar = row0 + a_r, ak = k0 + a_c;
         tile_a[a_r][a_c] = (ar < M && ak < K) ? A[(size_t)ar * K + ak] : 0.0f;
         const int bk = k0 + b_r, bc = col0 + b_c;
         tile_b[b_r][b_c] = (bk < K && bc < N) ? B[(size_t)bk * N + bc] : 0.0f;
         __syncthreads();
 #pragma unroll
-        for (int p = 0; p < k1dBk; ++p) {
+        for (int p = 0; p < k1dTileK; ++p) {
             const float b = tile_b[p][tx];
 #pragma unroll
-            for (int r = 0; r < k1dTm; ++r) acc[r] += tile_a[ty * k1dTm + r][p] * b;  // broadcast
+            for (int r = 0; r < k1dRowsPerThread; ++r)
+                acc[r] += tile_a[ty * k1dRowsPerThread + r][p] * b;  // one word for the warp: a broadcast
         }
         __syncthreads();
     }
     const int col = col0 + tx;
     if (col < N) {
 #pragma unroll
-        for (int r = 0; r < k1dTm; ++r) {
-            const int row = row0 + ty * k1dTm + r;
+        for (int r = 0; r < k1dRowsPerThread; ++r) {
+            const int row = row0 + ty * k1dRowsPerThread + r;
             if (row < M) C[(size_t)row * N + col] = acc[r];
         }
     }
     // END SOLUTION
+}
+
+void run_register_blocked_1d(const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    const dim3 grid(ceil_div(n, k1dTileCols), ceil_div(m, k1dTileRows));
+    matmul_blocked_1d<<<grid, k1dThreads>>>(A, B, C, m, n, k);
+    CUDA_CHECK_LAUNCH();
 }
 
 // ---- Step 4: register blocking in 2D -----------------------------------------------------------
@@ -194,14 +203,17 @@ __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, 
 // While the FMAs run on one pair of tiles, the next pair is already on its way from global memory
 // into registers, and goes to a second pair of shared buffers afterwards (double buffering): the
 // load latency hides behind arithmetic, and one barrier per step suffices (see the loop).
-constexpr int k2dBm = 128, k2dBn = 128, k2dBk = 16, k2dTm = 8, k2dTn = 8;
-constexpr int k2dThreads = (k2dBm / k2dTm) * (k2dBn / k2dTn);  // 256
+constexpr int k2dTileRows = 128, k2dTileCols = 128;        // the tile of C a block computes
+constexpr int k2dTileK = 16;                               // the depth of the shared tiles of A and B
+constexpr int k2dRowsPerThread = 8, k2dColsPerThread = 8;  // a thread's micro-tile of C
+constexpr int k2dThreads = (k2dTileRows / k2dRowsPerThread) * (k2dTileCols / k2dColsPerThread);  // 256
 // tile_a rows of 132 floats, not 128: rows stay 16-byte aligned for the float4 reads, and the
 // transposed stores, which would put 4 threads of a warp on one bank, put at most 2.
-constexpr int k2dPad = 4;
-constexpr int k2dALoads = k2dBm * k2dBk / 4 / k2dThreads;  // float4s of A's tile per thread
-constexpr int k2dBLoads = k2dBk * k2dBn / 4 / k2dThreads;  // float4s of B's tile per thread
-static_assert(k2dALoads >= 1 && k2dBLoads >= 1 && k2dBk % 4 == 0, "whole float4s per thread");
+constexpr int k2dTileAPad = 4;
+constexpr int k2dAVecsPerThread = k2dTileRows * k2dTileK / 4 / k2dThreads;  // float4s of A's tile per thread
+constexpr int k2dBVecsPerThread = k2dTileK * k2dTileCols / 4 / k2dThreads;  // float4s of B's tile per thread
+static_assert(k2dAVecsPerThread >= 1 && k2dBVecsPerThread >= 1 && k2dTileK % 4 == 0,
+              "whole float4s per thread");
 
 // Four consecutive floats of row r of a rows x cols row-major matrix, from column c on (c is a
 // multiple of 4); zeros for those outside. One 16-byte load when the whole float4 is inside and
@@ -236,49 +248,50 @@ __device__ __forceinline__ void store4(float* __restrict__ M, int rows, int cols
     }
 }
 
-// Fetches this thread's share of the k2dBm x k2dBk tile of A and the k2dBk x k2dBn tile of B
-// that start at column (A) / row (B) k0, into registers.
+// Fetches this thread's share of the k2dTileRows x k2dTileK tile of A and the k2dTileK x
+// k2dTileCols tile of B that start at column (A) / row (B) k0, into registers.
 __device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, const float* __restrict__ B, int M,
                                                int N, int K, int row0, int col0, int k0, bool vec_a, bool vec_b,
-                                               float4 (&a)[k2dALoads], float4 (&b)[k2dBLoads]) {
+                                               float4 (&a)[k2dAVecsPerThread], float4 (&b)[k2dBVecsPerThread]) {
     // TODO(step 4): fetch this thread's float4s of the two tiles (A's at (row0, k0), B's at
     //               (k0, col0)) with load4. Number the float4s of a tile row by row; thread t takes
     //               numbers t, t + k2dThreads, and so on.
     // BEGIN SOLUTION
 #pragma unroll
-    for (int l = 0; l < k2dALoads; ++l) {
+    for (int l = 0; l < k2dAVecsPerThread; ++l) {
         const int e = threadIdx.x + l * k2dThreads;
-        a[l] = load4(A, M, K, row0 + e / (k2dBk / 4), k0 + 4 * (e % (k2dBk / 4)), vec_a);
+        a[l] = load4(A, M, K, row0 + e / (k2dTileK / 4), k0 + 4 * (e % (k2dTileK / 4)), vec_a);
     }
 #pragma unroll
-    for (int l = 0; l < k2dBLoads; ++l) {
+    for (int l = 0; l < k2dBVecsPerThread; ++l) {
         const int e = threadIdx.x + l * k2dThreads;
-        b[l] = load4(B, K, N, k0 + e / (k2dBn / 4), col0 + 4 * (e % (k2dBn / 4)), vec_b);
+        b[l] = load4(B, K, N, k0 + e / (k2dTileCols / 4), col0 + 4 * (e % (k2dTileCols / 4)), vec_b);
     }
     // END SOLUTION
 }
 
 // Writes what fetch_tiles_2d fetched into shared memory: B's float4s as they are, A's
 // transposed (the four floats of row r, columns c..c+3, go to tile_a[c..c+3][r]).
-__device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dBk][k2dBm + k2dPad],
-                                               float (&tile_b)[k2dBk][k2dBn], const float4 (&a)[k2dALoads],
-                                               const float4 (&b)[k2dBLoads]) {
+__device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dTileK][k2dTileRows + k2dTileAPad],
+                                               float (&tile_b)[k2dTileK][k2dTileCols],
+                                               const float4 (&a)[k2dAVecsPerThread],
+                                               const float4 (&b)[k2dBVecsPerThread]) {
     // TODO(step 4): the same numbering as fetch_tiles_2d: B's float4s go in as they are (one
     //               16-byte store each), A's transposed (four scalar stores each).
     // BEGIN SOLUTION
 #pragma unroll
-    for (int l = 0; l < k2dALoads; ++l) {
+    for (int l = 0; l < k2dAVecsPerThread; ++l) {
         const int e = threadIdx.x + l * k2dThreads;
-        const int r = e / (k2dBk / 4), c = 4 * (e % (k2dBk / 4));
+        const int r = e / (k2dTileK / 4), c = 4 * (e % (k2dTileK / 4));
         tile_a[c + 0][r] = a[l].x;
         tile_a[c + 1][r] = a[l].y;
         tile_a[c + 2][r] = a[l].z;
         tile_a[c + 3][r] = a[l].w;
     }
 #pragma unroll
-    for (int l = 0; l < k2dBLoads; ++l) {
+    for (int l = 0; l < k2dBVecsPerThread; ++l) {
         const int e = threadIdx.x + l * k2dThreads;
-        const int r = e / (k2dBn / 4), c = 4 * (e % (k2dBn / 4));
+        const int r = e / (k2dTileCols / 4), c = 4 * (e % (k2dTileCols / 4));
         *reinterpret_cast<float4*>(&tile_b[r][c]) = b[l];
     }
     // END SOLUTION
@@ -294,14 +307,14 @@ __global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* 
     //               next tiles travel into registers, then go into the other pair; one barrier per
     //               step. Write the micro-tile back with store4.
     // BEGIN SOLUTION
-    __shared__ __align__(16) float tile_a[2][k2dBk][k2dBm + k2dPad];
-    __shared__ __align__(16) float tile_b[2][k2dBk][k2dBn];
+    __shared__ __align__(16) float tile_a[2][k2dTileK][k2dTileRows + k2dTileAPad];
+    __shared__ __align__(16) float tile_b[2][k2dTileK][k2dTileCols];
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    const int row0 = blockIdx.y * k2dBm, col0 = blockIdx.x * k2dBn;
+    const int row0 = blockIdx.y * k2dTileRows, col0 = blockIdx.x * k2dTileCols;
 
-    float acc[k2dTm][k2dTn] = {};
-    float4 a_next[k2dALoads], b_next[k2dBLoads];
-    const int tiles = (K + k2dBk - 1) / k2dBk;
+    float acc[k2dRowsPerThread][k2dColsPerThread] = {};
+    float4 a_next[k2dAVecsPerThread], b_next[k2dBVecsPerThread];
+    const int tiles = (K + k2dTileK - 1) / k2dTileK;
     if (tiles > 0) {
         fetch_tiles_2d(A, B, M, N, K, row0, col0, 0, vec_a, vec_b, a_next, b_next);
         store_tiles_2d(tile_a[0], tile_b[0], a_next, b_next);
@@ -311,26 +324,26 @@ __global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* 
     for (int t = 0; t < tiles; ++t) {
         const int buf = t & 1;
         const bool more = t + 1 < tiles;
-        if (more) fetch_tiles_2d(A, B, M, N, K, row0, col0, (t + 1) * k2dBk, vec_a, vec_b, a_next, b_next);
+        if (more) fetch_tiles_2d(A, B, M, N, K, row0, col0, (t + 1) * k2dTileK, vec_a, vec_b, a_next, b_next);
 #pragma unroll
-        for (int p = 0; p < k2dBk; ++p) {
+        for (int p = 0; p < k2dTileK; ++p) {
             const float4 a0 = *reinterpret_cast<const float4*>(&tile_a[buf][p][ty * 4]);
             const float4 a1 = *reinterpret_cast<const float4*>(&tile_a[buf][p][64 + ty * 4]);
             const float4 b0 = *reinterpret_cast<const float4*>(&tile_b[buf][p][tx * 4]);
             const float4 b1 = *reinterpret_cast<const float4*>(&tile_b[buf][p][64 + tx * 4]);
-            const float a[k2dTm] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            const float b[k2dTn] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+            const float a[k2dRowsPerThread] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            const float b[k2dColsPerThread] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-            for (int i = 0; i < k2dTm; ++i)
+            for (int i = 0; i < k2dRowsPerThread; ++i)
 #pragma unroll
-                for (int j = 0; j < k2dTn; ++j) acc[i][j] += a[i] * b[j];
+                for (int j = 0; j < k2dColsPerThread; ++j) acc[i][j] += a[i] * b[j];
         }
         if (more) store_tiles_2d(tile_a[buf ^ 1], tile_b[buf ^ 1], a_next, b_next);
         __syncthreads();
     }
 
 #pragma unroll
-    for (int i = 0; i < k2dTm; ++i) {
+    for (int i = 0; i < k2dRowsPerThread; ++i) {
         const int row = row0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
         store4(C, M, N, row, col0 + tx * 4, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), vec_c);
         store4(C, M, N, row, col0 + 64 + tx * 4, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]), vec_c);
@@ -343,15 +356,10 @@ static bool rows_16_byte_aligned(const void* p, int cols) {
     return cols % 4 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
-void run_register_blocked(Blocking blocking, const float* A, const float* B, float* C, int m, int n, int k) {
+void run_register_blocked_2d(const float* A, const float* B, float* C, int m, int n, int k) {
     if (m == 0 || n == 0) return;
-    if (blocking == Blocking::one_d) {
-        const dim3 grid(ceil_div(n, k1dBn), ceil_div(m, k1dBm));
-        matmul_blocked_1d<<<grid, k1dThreads>>>(A, B, C, m, n, k);
-    } else {
-        const dim3 grid(ceil_div(n, k2dBn), ceil_div(m, k2dBm));
-        matmul_blocked_2d<<<grid, k2dThreads>>>(A, B, C, m, n, k, rows_16_byte_aligned(A, k),
-                                                rows_16_byte_aligned(B, n), rows_16_byte_aligned(C, n));
-    }
+    const dim3 grid(ceil_div(n, k2dTileCols), ceil_div(m, k2dTileRows));
+    matmul_blocked_2d<<<grid, k2dThreads>>>(A, B, C, m, n, k, rows_16_byte_aligned(A, k), rows_16_byte_aligned(B, n),
+                                            rows_16_byte_aligned(C, n));
     CUDA_CHECK_LAUNCH();
 }

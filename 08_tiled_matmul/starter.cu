@@ -11,8 +11,7 @@
 #include "tiled_matmul.h"
 
 #include "cuda_check.h"
-
-static unsigned ceil_div(int a, int b) { return (unsigned)((a + b - 1) / b); }
+#include "launch.h"  // ceil_div
 
 // ---- Step 1: naive, one thread per element of C ------------------------------------------------
 // Thread (i, j) computes the dot product of row i of A with column j of B. A warp is 32 threads
@@ -75,11 +74,13 @@ void run_tiled(const float* A, const float* B, float* C, int m, int n, int k) {
 // In the tiled kernel every multiply-add still needs two shared-memory reads. Shared memory is
 // fast, but an SM reads at most 32 words of it per clock while it can do 128 FMAs: at two reads
 // per FMA, the FMA units wait. Fix: give each thread several outputs and keep what they share in
-// a register. Here a thread computes kTm = 8 elements of ONE column of C: per step p it reads
-// b = B[p][col] once and uses it for 8 FMAs (8 + 1 shared reads for 8 FMAs instead of 16).
-constexpr int k1dBm = 64, k1dBn = 64, k1dBk = 8, k1dTm = 8;
-constexpr int k1dThreads = k1dBm * k1dBn / k1dTm;  // 512
-static_assert(k1dBm * k1dBk == k1dThreads && k1dBk * k1dBn == k1dThreads,
+// a register. Here a thread computes k1dRowsPerThread = 8 elements of ONE column of C: per step p
+// it reads b = B[p][col] once and uses it for 8 FMAs (8 + 1 shared reads for 8 FMAs, not 16).
+constexpr int k1dTileRows = 64, k1dTileCols = 64;  // the tile of C a block computes
+constexpr int k1dTileK = 8;                        // the depth of the shared tiles of A and B
+constexpr int k1dRowsPerThread = 8;                // a thread's elements, in one column of C
+constexpr int k1dThreads = k1dTileRows * k1dTileCols / k1dRowsPerThread;  // 512
+static_assert(k1dTileRows * k1dTileK == k1dThreads && k1dTileK * k1dTileCols == k1dThreads,
               "each thread copies exactly one element of each tile");
 
 __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, const float* B, float* C,
@@ -89,6 +90,13 @@ __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, 
     //               the value of B's tile they share read once into a register. Shared tiles
     //               k1dTileK deep, one element of each copied per thread (zeros outside A and B).
     //               acc[] stays in registers only if every index into it is a compile-time constant.
+}
+
+void run_register_blocked_1d(const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    const dim3 grid(ceil_div(n, k1dTileCols), ceil_div(m, k1dTileRows));
+    matmul_blocked_1d<<<grid, k1dThreads>>>(A, B, C, m, n, k);
+    CUDA_CHECK_LAUNCH();
 }
 
 // ---- Step 4: register blocking in 2D -----------------------------------------------------------
@@ -109,14 +117,17 @@ __global__ void __launch_bounds__(k1dThreads) matmul_blocked_1d(const float* A, 
 // While the FMAs run on one pair of tiles, the next pair is already on its way from global memory
 // into registers, and goes to a second pair of shared buffers afterwards (double buffering): the
 // load latency hides behind arithmetic, and one barrier per step suffices (see the loop).
-constexpr int k2dBm = 128, k2dBn = 128, k2dBk = 16, k2dTm = 8, k2dTn = 8;
-constexpr int k2dThreads = (k2dBm / k2dTm) * (k2dBn / k2dTn);  // 256
+constexpr int k2dTileRows = 128, k2dTileCols = 128;        // the tile of C a block computes
+constexpr int k2dTileK = 16;                               // the depth of the shared tiles of A and B
+constexpr int k2dRowsPerThread = 8, k2dColsPerThread = 8;  // a thread's micro-tile of C
+constexpr int k2dThreads = (k2dTileRows / k2dRowsPerThread) * (k2dTileCols / k2dColsPerThread);  // 256
 // tile_a rows of 132 floats, not 128: rows stay 16-byte aligned for the float4 reads, and the
 // transposed stores, which would put 4 threads of a warp on one bank, put at most 2.
-constexpr int k2dPad = 4;
-constexpr int k2dALoads = k2dBm * k2dBk / 4 / k2dThreads;  // float4s of A's tile per thread
-constexpr int k2dBLoads = k2dBk * k2dBn / 4 / k2dThreads;  // float4s of B's tile per thread
-static_assert(k2dALoads >= 1 && k2dBLoads >= 1 && k2dBk % 4 == 0, "whole float4s per thread");
+constexpr int k2dTileAPad = 4;
+constexpr int k2dAVecsPerThread = k2dTileRows * k2dTileK / 4 / k2dThreads;  // float4s of A's tile per thread
+constexpr int k2dBVecsPerThread = k2dTileK * k2dTileCols / 4 / k2dThreads;  // float4s of B's tile per thread
+static_assert(k2dAVecsPerThread >= 1 && k2dBVecsPerThread >= 1 && k2dTileK % 4 == 0,
+              "whole float4s per thread");
 
 // Four consecutive floats of row r of a rows x cols row-major matrix, from column c on (c is a
 // multiple of 4); zeros for those outside. One 16-byte load when the whole float4 is inside and
@@ -151,11 +162,11 @@ __device__ __forceinline__ void store4(float* __restrict__ M, int rows, int cols
     }
 }
 
-// Fetches this thread's share of the k2dBm x k2dBk tile of A and the k2dBk x k2dBn tile of B
-// that start at column (A) / row (B) k0, into registers.
+// Fetches this thread's share of the k2dTileRows x k2dTileK tile of A and the k2dTileK x
+// k2dTileCols tile of B that start at column (A) / row (B) k0, into registers.
 __device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, const float* __restrict__ B, int M,
                                                int N, int K, int row0, int col0, int k0, bool vec_a, bool vec_b,
-                                               float4 (&a)[k2dALoads], float4 (&b)[k2dBLoads]) {
+                                               float4 (&a)[k2dAVecsPerThread], float4 (&b)[k2dBVecsPerThread]) {
     // TODO(step 4): fetch this thread's float4s of the two tiles (A's at (row0, k0), B's at
     //               (k0, col0)) with load4. Number the float4s of a tile row by row; thread t takes
     //               numbers t, t + k2dThreads, and so on.
@@ -163,9 +174,10 @@ __device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, cons
 
 // Writes what fetch_tiles_2d fetched into shared memory: B's float4s as they are, A's
 // transposed (the four floats of row r, columns c..c+3, go to tile_a[c..c+3][r]).
-__device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dBk][k2dBm + k2dPad],
-                                               float (&tile_b)[k2dBk][k2dBn], const float4 (&a)[k2dALoads],
-                                               const float4 (&b)[k2dBLoads]) {
+__device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dTileK][k2dTileRows + k2dTileAPad],
+                                               float (&tile_b)[k2dTileK][k2dTileCols],
+                                               const float4 (&a)[k2dAVecsPerThread],
+                                               const float4 (&b)[k2dBVecsPerThread]) {
     // TODO(step 4): the same numbering as fetch_tiles_2d: B's float4s go in as they are (one
     //               16-byte store each), A's transposed (four scalar stores each).
 }
@@ -186,15 +198,10 @@ static bool rows_16_byte_aligned(const void* p, int cols) {
     return cols % 4 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
-void run_register_blocked(Blocking blocking, const float* A, const float* B, float* C, int m, int n, int k) {
+void run_register_blocked_2d(const float* A, const float* B, float* C, int m, int n, int k) {
     if (m == 0 || n == 0) return;
-    if (blocking == Blocking::one_d) {
-        const dim3 grid(ceil_div(n, k1dBn), ceil_div(m, k1dBm));
-        matmul_blocked_1d<<<grid, k1dThreads>>>(A, B, C, m, n, k);
-    } else {
-        const dim3 grid(ceil_div(n, k2dBn), ceil_div(m, k2dBm));
-        matmul_blocked_2d<<<grid, k2dThreads>>>(A, B, C, m, n, k, rows_16_byte_aligned(A, k),
-                                                rows_16_byte_aligned(B, n), rows_16_byte_aligned(C, n));
-    }
+    const dim3 grid(ceil_div(n, k2dTileCols), ceil_div(m, k2dTileRows));
+    matmul_blocked_2d<<<grid, k2dThreads>>>(A, B, C, m, n, k, rows_16_byte_aligned(A, k), rows_16_byte_aligned(B, n),
+                                            rows_16_byte_aligned(C, n));
     CUDA_CHECK_LAUNCH();
 }

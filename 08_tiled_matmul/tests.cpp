@@ -5,31 +5,15 @@
 // the rounding a float sum of k terms may pick up. Small integer inputs must match exactly.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cublas_sgemm.h"
 #include "testing.h"
 #include "tiled_matmul.h"
 
 namespace {
-
-using RunFn = void (*)(const float*, const float*, float*, int, int, int);
-struct Variant {
-    const char* name;
-    RunFn run;
-};
-
-const Variant kNaive[] = {
-    {"x->row", [](const float* A, const float* B, float* C, int m, int n, int k) { run_naive(NaiveMap::x_to_row, A, B, C, m, n, k); }},
-    {"x->col", [](const float* A, const float* B, float* C, int m, int n, int k) { run_naive(NaiveMap::x_to_col, A, B, C, m, n, k); }},
-};
-const Variant kTiled[] = {{"tiled", run_tiled}};
-const Variant kBlocked[] = {
-    {"1D", [](const float* A, const float* B, float* C, int m, int n, int k) { run_register_blocked(Blocking::one_d, A, B, C, m, n, k); }},
-    {"2D", [](const float* A, const float* B, float* C, int m, int n, int k) { run_register_blocked(Blocking::two_d, A, B, C, m, n, k); }},
-};
 
 struct Shape {
     int m, n, k;
@@ -46,7 +30,7 @@ const Shape kTileShapes[] = {{32, 32, 32},   {64, 64, 64},    {128, 128, 128}, {
                              {200, 7, 300},  {130, 260, 36}};
 
 // Device copies of A and B, a poisoned C, one run, and the result on the host.
-std::vector<float> gpu_product(RunFn run, const std::vector<float>& A, const std::vector<float>& B, int m, int n,
+std::vector<float> gpu_product(MatmulFn run, const std::vector<float>& A, const std::vector<float>& B, int m, int n,
                                int k) {
     DeviceBuffer<float> d_A(A), d_B(B), d_C((size_t)m * n);
     d_C.poison();
@@ -56,27 +40,20 @@ std::vector<float> gpu_product(RunFn run, const std::vector<float>& A, const std
 }
 
 // Random A and B in [-1, 1), checked against the CPU product within the tolerance.
-void expect_product(const Variant& v, Shape s, uint64_t seed) {
-    INFO(std::string(v.name) << ": m = " << s.m << ", n = " << s.n << ", k = " << s.k);
+void expect_product(const Kernel& kernel, Shape s, uint64_t seed) {
+    INFO(kernel.label << ": m = " << s.m << ", n = " << s.n << ", k = " << s.k);
     std::vector<float> A = random_floats((size_t)s.m * s.k, seed, -1.0f, 1.0f);
     std::vector<float> B = random_floats((size_t)s.k * s.n, seed + 77, -1.0f, 1.0f);
     std::vector<double> ref = matmul_reference(A, B, s.m, s.n, s.k);
-    CHECK_MATCH(compare(gpu_product(v.run, A, B, s.m, s.n, s.k), ref, matmul_tolerance(s.k, max_abs(A), max_abs(B))));
+    const Tolerance tol = matmul_tolerance(s.k, max_abs(A), max_abs(B));
+    CHECK_MATCH(compare(gpu_product(kernel.run, A, B, s.m, s.n, s.k), ref, tol));
 }
 
 template <size_t N>
-void expect_shapes(const Variant (&variants)[N]) {
-    for (const Variant& v : variants) {
-        uint64_t seed = 1;
-        for (Shape s : kEdgeShapes) expect_product(v, s, seed++);
-    }
-}
-
-template <size_t N>
-void expect_tile_shapes(const Variant (&variants)[N]) {
-    for (const Variant& v : variants) {
-        uint64_t seed = 100;
-        for (Shape s : kTileShapes) expect_product(v, s, seed++);
+void expect_shapes(const Kernels& kernels, const Shape (&shapes)[N], uint64_t first_seed) {
+    for (const Kernel& kernel : kernels) {
+        uint64_t seed = first_seed;
+        for (Shape s : shapes) expect_product(kernel, s, seed++);
     }
 }
 
@@ -87,47 +64,44 @@ std::vector<float> small_ints(size_t n, uint64_t seed) {
 
 // Integers in [-4, 4]: every product and partial sum (at most 16 * 300) is an integer below
 // 2^24, exact in float, so the result must equal the reference exactly, in any order of sums.
-template <size_t N>
-void expect_exact_integers(const Variant (&variants)[N]) {
+void expect_exact_integers(const Kernels& kernels) {
     const int m = 100, n = 200, k = 300;
     std::vector<float> A = small_ints((size_t)m * k, 5), B = small_ints((size_t)k * n, 6);
     std::vector<double> ref = matmul_reference(A, B, m, n, k);
-    for (const Variant& v : variants) {
-        INFO(std::string(v.name));
-        CHECK_MATCH(compare(gpu_product(v.run, A, B, m, n, k), ref, Tolerance{0.0, 0.0}));
+    for (const Kernel& kernel : kernels) {
+        INFO(kernel.label);
+        CHECK_MATCH(compare(gpu_product(kernel.run, A, B, m, n, k), ref, Tolerance{0.0, 0.0}));
     }
 }
 
 // k = 0 is an empty sum: C must be all zeros (it starts as NaN). m = 0 or n = 0 is an empty C:
 // the launcher must not launch an empty grid (a launch error, caught by CUDA_CHECK_LAUNCH).
-template <size_t N>
-void expect_empty_cases(const Variant (&variants)[N]) {
-    for (const Variant& v : variants) {
-        INFO(std::string(v.name));
+void expect_empty_cases(const Kernels& kernels) {
+    for (const Kernel& kernel : kernels) {
+        INFO(kernel.label);
         std::vector<float> none;
         std::vector<double> zeros((size_t)37 * 45, 0.0);
-        CHECK_MATCH(compare(gpu_product(v.run, none, none, 37, 45, 0), zeros, Tolerance{0.0, 0.0}));
+        CHECK_MATCH(compare(gpu_product(kernel.run, none, none, 37, 45, 0), zeros, Tolerance{0.0, 0.0}));
         std::vector<float> A = random_floats(5 * 3, 1), B = random_floats(3 * 5, 2);
-        CHECK(gpu_product(v.run, std::vector<float>(), B, 0, 5, 3).empty());
-        CHECK(gpu_product(v.run, A, std::vector<float>(), 5, 0, 3).empty());
-        CHECK(gpu_product(v.run, none, none, 0, 0, 0).empty());
+        CHECK(gpu_product(kernel.run, std::vector<float>(), B, 0, 5, 3).empty());
+        CHECK(gpu_product(kernel.run, A, std::vector<float>(), 5, 0, 3).empty());
+        CHECK(gpu_product(kernel.run, none, none, 0, 0, 0).empty());
     }
 }
 
 // Operands 4 bytes past an allocation's start: sizes that are multiples of 4, but no row is
 // 16-byte aligned, so a kernel that uses float4 only because the sizes allow it would fault.
-template <size_t N>
-void expect_misaligned(const Variant (&variants)[N]) {
+void expect_misaligned(const Kernels& kernels) {
     const int m = 130, n = 132, k = 68;
     std::vector<float> A = random_floats((size_t)m * k, 11), B = random_floats((size_t)k * n, 12);
     std::vector<double> ref = matmul_reference(A, B, m, n, k);
-    for (const Variant& v : variants) {
-        INFO(std::string(v.name));
+    for (const Kernel& kernel : kernels) {
+        INFO(kernel.label);
         DeviceBuffer<float> d_A((size_t)m * k + 1), d_B((size_t)k * n + 1), d_C((size_t)m * n + 1);
         CUDA_CHECK(cudaMemcpy(d_A.get() + 1, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(d_B.get() + 1, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
         d_C.poison();
-        v.run(d_A.get() + 1, d_B.get() + 1, d_C.get() + 1, m, n, k);
+        kernel.run(d_A.get() + 1, d_B.get() + 1, d_C.get() + 1, m, n, k);
         CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<float> C = d_C.download();
         CHECK(std::isnan(C[0]));  // the float before C is not C's
@@ -156,15 +130,14 @@ const Big& big() {
     return b;
 }
 
-template <size_t N>
-void expect_big(const Variant (&variants)[N]) {
+void expect_big(const Kernels& kernels) {
     const Big& b = big();
     const std::vector<float> cublas = b.cublas_result();
     Tolerance twice = b.tol;
     twice.atol *= 2;  // both sides round, each within tol of the exact product
-    for (const Variant& v : variants) {
-        INFO(std::string(v.name));
-        std::vector<float> C = gpu_product(v.run, b.A, b.B, b.s, b.s, b.s);
+    for (const Kernel& kernel : kernels) {
+        INFO(kernel.label);
+        std::vector<float> C = gpu_product(kernel.run, b.A, b.B, b.s, b.s, b.s);
         CHECK_MATCH(compare(C, b.ref, b.tol));
         CHECK_MATCH(compare(C, cublas, twice));
     }
@@ -227,19 +200,18 @@ struct Huge {
     }
 };
 Huge& huge() {
-    static Huge h;  // 26 GB of GPU memory, built once for the three steps
+    static Huge h;  // 26 GB of GPU memory, built once for every step
     return h;
 }
 
-template <size_t N>
-void expect_huge(const Variant (&variants)[N]) {
+void expect_huge(const Kernels& kernels) {
     Huge& h = huge();
     if (!h.fits) SKIP_CASE("this GPU has too little free memory for 3 x 8.6 GB");
-    for (const Variant& v : variants) {
-        INFO(std::string(v.name));
+    for (const Kernel& kernel : kernels) {
+        INFO(kernel.label);
         // C big: compare the first 4 rows and the last 4, element by element, exactly.
         h.d_big_c.poison();
-        v.run(h.d_a_col.get(), h.d_b_row.get(), h.d_big_c.get(), kHugeRows, kHugeCols, 1);
+        kernel.run(h.d_a_col.get(), h.d_b_row.get(), h.d_big_c.get(), kHugeRows, kHugeCols, 1);
         CUDA_CHECK(cudaDeviceSynchronize());
         size_t bad = 0, first_bad = 0;
         for (int first_row : {0, kHugeRows - 4}) {
@@ -256,12 +228,12 @@ void expect_huge(const Variant (&variants)[N]) {
         // A big and B big: every element of the (small) result, exactly.
         DeviceBuffer<float> d_c((size_t)kHugeRows);
         d_c.poison();
-        v.run(h.d_big_a.get(), h.d_x.get(), d_c.get(), kHugeRows, 1, kHugeCols);
+        kernel.run(h.d_big_a.get(), h.d_x.get(), d_c.get(), kHugeRows, 1, kHugeCols);
         CUDA_CHECK(cudaDeviceSynchronize());
         CHECK_MATCH(compare(d_c.download(), h.ref_a, Tolerance{0.0, 0.0}));
         DeviceBuffer<float> d_r((size_t)kHugeCols);
         d_r.poison();
-        v.run(h.d_y.get(), h.d_big_b.get(), d_r.get(), 1, kHugeCols, kHugeRows);
+        kernel.run(h.d_y.get(), h.d_big_b.get(), d_r.get(), 1, kHugeCols, kHugeRows);
         CUDA_CHECK(cudaDeviceSynchronize());
         CHECK_MATCH(compare(d_r.download(), h.ref_b, Tolerance{0.0, 0.0}));
     }
@@ -269,60 +241,20 @@ void expect_huge(const Variant (&variants)[N]) {
 
 }  // namespace
 
-// ---- step 1 ---------------------------------------------------------------------------------
-TEST_CASE("step 1 naive: shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513" * needs_gpu()) {
-    expect_shapes(kNaive);
-}
-TEST_CASE("step 1 naive: multiples and non-multiples of the tiles" * needs_gpu()) { expect_tile_shapes(kNaive); }
-TEST_CASE("step 1 naive: small integers give the exact product" * needs_gpu()) { expect_exact_integers(kNaive); }
-TEST_CASE("step 1 naive: k = 0 writes zeros, m = 0 or n = 0 does nothing" * needs_gpu()) {
-    expect_empty_cases(kNaive);
-}
-TEST_CASE("step 1 naive: operands that are not 16-byte aligned" * needs_gpu()) { expect_misaligned(kNaive); }
-TEST_CASE("step 1 naive: 1024x1024x1024 against the CPU and cuBLAS (large)" * needs_gpu()) { expect_big(kNaive); }
-TEST_CASE("step 1 naive: operands of more than 2^31 elements, size_t offsets (large)" * needs_gpu()) {
-    expect_huge(kNaive);
-}
+DECLARE_STEPS(kSteps);
 
-// ---- step 2 ---------------------------------------------------------------------------------
-TEST_CASE("step 2 tiled: shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513" * needs_gpu()) {
-    expect_shapes(kTiled);
-}
-TEST_CASE("step 2 tiled: multiples and non-multiples of the tile (partial tiles)" * needs_gpu()) {
-    expect_tile_shapes(kTiled);
-}
-TEST_CASE("step 2 tiled: small integers give the exact product" * needs_gpu()) { expect_exact_integers(kTiled); }
-TEST_CASE("step 2 tiled: k = 0 writes zeros, m = 0 or n = 0 does nothing" * needs_gpu()) {
-    expect_empty_cases(kTiled);
-}
-TEST_CASE("step 2 tiled: operands that are not 16-byte aligned" * needs_gpu()) { expect_misaligned(kTiled); }
-TEST_CASE("step 2 tiled: 1024x1024x1024 against the CPU and cuBLAS (large)" * needs_gpu()) { expect_big(kTiled); }
-TEST_CASE("step 2 tiled: operands of more than 2^31 elements, size_t offsets (large)" * needs_gpu()) {
-    expect_huge(kTiled);
-}
-
-// ---- step 3 ---------------------------------------------------------------------------------
-TEST_CASE("step 3 register_blocked: shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513" * needs_gpu()) {
-    expect_shapes(kBlocked);
-}
-TEST_CASE("step 3 register_blocked: multiples and non-multiples of the tiles" * needs_gpu()) {
-    expect_tile_shapes(kBlocked);
-}
-TEST_CASE("step 3 register_blocked: small integers give the exact product" * needs_gpu()) {
-    expect_exact_integers(kBlocked);
-}
-TEST_CASE("step 3 register_blocked: k = 0 writes zeros, m = 0 or n = 0 does nothing" * needs_gpu()) {
-    expect_empty_cases(kBlocked);
-}
-TEST_CASE("step 3 register_blocked: operands not 16-byte aligned (scalar loads)" * needs_gpu()) {
-    expect_misaligned(kBlocked);
-}
-TEST_CASE("step 3 register_blocked: 1024x1024x1024 against the CPU and cuBLAS (large)" * needs_gpu()) {
-    expect_big(kBlocked);
-}
-TEST_CASE("step 3 register_blocked: operands of more than 2^31 elements, size_t offsets (large)" * needs_gpu()) {
-    expect_huge(kBlocked);
-}
+// ---- every step (each of its kernels) -------------------------------------------------------
+STEP_CASES(kSteps, "shapes 1x1x1, 1x1000x1, 1000x1x1000, 67x129x33, 257x1x513",
+           [](const auto& step) { expect_shapes(step.run, kEdgeShapes, 1); });
+STEP_CASES(kSteps, "multiples and non-multiples of the tiles (partial tiles)",
+           [](const auto& step) { expect_shapes(step.run, kTileShapes, 100); });
+STEP_CASES(kSteps, "small integers give the exact product", [](const auto& step) { expect_exact_integers(step.run); });
+STEP_CASES(kSteps, "k = 0 writes zeros, m = 0 or n = 0 does nothing",
+           [](const auto& step) { expect_empty_cases(step.run); });
+STEP_CASES(kSteps, "operands that are not 16-byte aligned", [](const auto& step) { expect_misaligned(step.run); });
+STEP_CASES(kSteps, "1024x1024x1024 against the CPU and cuBLAS (large)", [](const auto& step) { expect_big(step.run); });
+STEP_CASES(kSteps, "operands of more than 2^31 elements, size_t offsets (large)",
+           [](const auto& step) { expect_huge(step.run); });
 
 // ---- the library reference --------------------------------------------------------------------
 TEST_CASE("cuBLAS: row-major through the transpose identity, 67x129x33 and 1024^3 (large)" * needs_gpu()) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "steps.h"
 
 constexpr int kMaxDim = 1 << 20;
 
@@ -32,27 +33,40 @@ void run_naive(NaiveMap map, const float* A, const float* B, float* C, int m, in
 constexpr int kTile = 32;  // a block of kTile x kTile threads computes a kTile x kTile tile of C
 void run_tiled(const float* A, const float* B, float* C, int m, int n, int k);
 
-// ---- Step 3: register blocking ---------------------------------------------------------------
-// one_d: each thread computes 8 elements of one column of C (64 x 64 tile per block).
-// two_d: each thread computes an 8 x 8 micro-tile (128 x 128 tile per block, 256 threads),
-//        with 16-byte loads and stores where alignment allows.
-enum class Blocking { one_d, two_d };
-void run_register_blocked(Blocking blocking, const float* A, const float* B, float* C, int m, int n,
-                          int k);
+// ---- Step 3: register blocking in 1D ----------------------------------------------------------
+// Each thread computes 8 elements of one column of C (64 x 64 tile per block).
+void run_register_blocked_1d(const float* A, const float* B, float* C, int m, int n, int k);
 
-// ---- The library reference: cuBLAS SGEMM in strict FP32 (library.cpp) ------------------------
-// Pedantic math mode: no TF32 tensor cores, so its results and speed are plain FP32 like ours.
-class CublasSgemm {
-public:
-    CublasSgemm();
-    ~CublasSgemm();
-    CublasSgemm(const CublasSgemm&) = delete;
-    CublasSgemm& operator=(const CublasSgemm&) = delete;
-    // Same contract as the run_* functions above.
-    void run(const float* A, const float* B, float* C, int m, int n, int k);
+// ---- Step 4: register blocking in 2D ----------------------------------------------------------
+// Each thread computes an 8 x 8 micro-tile (128 x 128 tile per block, 256 threads), with 16-byte
+// loads and stores where alignment allows.
+void run_register_blocked_2d(const float* A, const float* B, float* C, int m, int n, int k);
 
-private:
-    void* handle_;  // a cublasHandle_t; kept opaque so this header needs no cuBLAS include
+// The library reference is CublasSgemm (common/baselines/cublas_sgemm.h), same contract.
+
+// ---- The steps, in order: the program, the tests and their summary all read this list --------
+// A step's kernels, as the tables name them: step 1 has two (its two mappings), the others one.
+using MatmulFn = void (*)(const float* A, const float* B, float* C, int m, int n, int k);
+struct Kernel {
+    const char* label;  // "naive, x->row"
+    MatmulFn run;
+};
+struct Kernels {
+    Kernel list[2];  // a step with one kernel leaves the second empty
+    const Kernel* begin() const { return list; }
+    const Kernel* end() const { return list + (list[1].run ? 2 : 1); }
+};
+inline void run_naive_x_to_row(const float* A, const float* B, float* C, int m, int n, int k) {
+    run_naive(NaiveMap::x_to_row, A, B, C, m, n, k);
+}
+inline void run_naive_x_to_col(const float* A, const float* B, float* C, int m, int n, int k) {
+    run_naive(NaiveMap::x_to_col, A, B, C, m, n, k);
+}
+inline const Step<Kernels> kSteps[] = {
+    {1, "naive", {{{"naive, x->row", run_naive_x_to_row}, {"naive, x->col", run_naive_x_to_col}}}},
+    {2, "tiled", {{{"tiled", run_tiled}}}},
+    {3, "register_blocked_1d", {{{"register_blocked 1D", run_register_blocked_1d}}}},
+    {4, "register_blocked_2d", {{{"register_blocked 2D", run_register_blocked_2d}}}},
 };
 
 // ---- CPU reference ---------------------------------------------------------------------------

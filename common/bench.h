@@ -53,6 +53,10 @@ struct BenchConfig {
     int warmup = 3;
     int repeats = 20;
     bool flush_l2 = true;
+    // > 0: the first warm-up run is timed, and work slower than budget_ms / (2 * repeats) gets
+    // no more warm-up runs and fewer repeats (budget_ms / its time, at least 3), so that a slow
+    // kernel costs about budget_ms in all rather than minutes.
+    double budget_ms = 0;
 };
 
 // Defined in l2_flush.cu (linked into every program and test).
@@ -74,6 +78,17 @@ inline void flush_l2() {
 
 // Times run() (which launches GPU work on the default stream) and returns the median.
 inline Timing time_gpu(const std::function<void()>& run, BenchConfig cfg = {}) {
+    if (cfg.budget_ms > 0) {
+        GpuTimer first;
+        first.start();
+        run();
+        const double first_ms = first.stop_ms();
+        cfg.warmup = std::max(0, cfg.warmup - 1);
+        if (first_ms > cfg.budget_ms / (2.0 * cfg.repeats)) {
+            cfg.warmup = 0;
+            cfg.repeats = std::max(std::min(3, cfg.repeats), std::min(cfg.repeats, (int)(cfg.budget_ms / first_ms)));
+        }
+    }
     for (int i = 0; i < cfg.warmup; ++i) run();
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<double> ms;

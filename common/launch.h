@@ -1,8 +1,10 @@
-// launch.h: the small sums every launcher does, written once.
+// launch.h: the small sums and checks every launcher does, written once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <cuda_runtime.h>
 
@@ -51,6 +53,15 @@ inline void keep_pool_memory() {
     uint64_t keep_all = UINT64_MAX;
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
     done = true;
+}
+
+// A launcher's limit on its size (one block holds at most 1024 threads, say). The programs never
+// pass more, but a test or a student's call might: one line naming the launcher and the limit,
+// and exit code 2, as for any size a program refuses.
+inline void require_size(bool ok, const char* launcher, size_t n, const char* limit) {
+    if (ok) return;
+    std::fprintf(stderr, "%s: n = %zu is too large (%s)\n", launcher, n, limit);
+    std::exit(kExitBadInput);
 }
 
 // The smallest power of two >= n (1 for n = 0): the size a tree over n items works on.

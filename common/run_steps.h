@@ -5,15 +5,15 @@
 // reference, and only if the result is right times it (a fast wrong kernel is not a result).
 // It prints one table:
 //   | step | kernel | time (ms) | GB/s | <extra columns> | check |
-// (with extras_before_time, the extra columns come before "time (ms)"; with a peak, a
-// "% of peak" column follows the rate)
-// and returns the number of failed steps, so `main` can return non-zero.
+// (a table may put some of its extra columns before the time, and add "% of <peak>" after the
+// rate) and returns the number of failed steps, so `main` can return non-zero.
 //
 // With COURSE_PROFILE=1 in the environment every step runs exactly once and nothing is timed:
 // `make profile-NN` runs the programs that way under Nsight Compute, so that each of a step's
 // kernels is profiled once and no timing or cache-flushing kernel gets in the way.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -36,7 +36,7 @@ struct StepRow {
     std::function<Check()> check;     // after run + synchronise: compare with the CPU reference
     std::string skip = "";            // non-empty: this step does not apply here, and why
     std::function<void()> prepare{};  // before each checked run, e.g. poison the output
-    double work = -1;                 // bytes (or FLOP) of this row's run; negative: the table's
+    double work = 0;                  // > 0: the bytes (or FLOP) of this row's run, not the table's
 };
 
 struct StepTable {
@@ -45,8 +45,12 @@ struct StepTable {
     std::vector<std::string> extra_columns{};
     std::string footer = "";                 // under the table: what the rate counts
     double rate_unit = 1e9;                  // rate = work / seconds / rate_unit (1e6: "M updates/s")
-    bool extras_before_time = false;         // the extra columns before "time (ms)" instead of after the rate
-    double peak = 0;                         // > 0: a "% of peak" column, the rate against this peak
+    size_t leading_columns = 0;              // how many of extra_columns stand before the time
+    std::string check_column = "check";      // the last column's heading
+    double peak = 0;                         // > 0: a column "% of <peak_name>" after the rate
+    std::string peak_name = "peak";
+    const char* time_format = "%.4f";
+    const char* rate_format = "%.1f";
 };
 
 inline bool profiling_mode() {
@@ -56,32 +60,33 @@ inline bool profiling_mode() {
 
 // How the times in a table were taken, from the timing settings themselves.
 inline std::string timing_method(const BenchConfig& cfg) {
-    return strf("median of %d runs after %d warm-up runs, timed with CUDA events%s", cfg.repeats, cfg.warmup,
-                cfg.flush_l2 ? ", L2 cache flushed before each run" : "");
+    std::string method = strf("median of %d runs after %d warm-up runs", cfg.repeats, cfg.warmup);
+    if (cfg.budget_ms > 0)
+        method += strf(" (work slower than %.0f ms: 1 warm-up run and %d to %d runs, about %.0f s in all)",
+                       cfg.budget_ms / (2.0 * cfg.repeats), std::min(3, cfg.repeats), cfg.repeats, cfg.budget_ms / 1e3);
+    return method + ", timed with CUDA events" + (cfg.flush_l2 ? ", L2 cache flushed before each run" : "");
 }
 
 inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, const BenchConfig& timing = {}) {
     const bool profiling = profiling_mode();
-    std::vector<std::string> measured = {"time (ms)", table.rate};
-    if (table.peak > 0) measured.push_back("% of peak");
-    // One line of the table: step, kernel, then the measured cells and the extra ones in the
-    // table's order, then the check.
-    auto line = [&](std::vector<std::string> first, std::vector<std::string> times, std::vector<std::string> extras,
-                    const std::string& check) {
-        auto& a = table.extras_before_time ? extras : times;
-        auto& b = table.extras_before_time ? times : extras;
-        first.insert(first.end(), a.begin(), a.end());
-        first.insert(first.end(), b.begin(), b.end());
+    const size_t extra = table.extra_columns.size(), leading = std::min(table.leading_columns, extra);
+    // One line: step, kernel, the leading extra cells, what was measured, the other extra cells, check.
+    auto line = [&](std::vector<std::string> first, std::vector<std::string> measured,
+                    const std::vector<std::string>& cells, const std::string& check) {
+        first.insert(first.end(), cells.begin(), cells.begin() + leading);
+        first.insert(first.end(), measured.begin(), measured.end());
+        first.insert(first.end(), cells.begin() + leading, cells.end());
         first.push_back(check);
         return first;
     };
-    Table out(line({"step", "kernel"}, measured, table.extra_columns, "check"));
-    const size_t extra = table.extra_columns.size();
-    auto row = [&](const StepRow& r, std::vector<std::string> times, std::vector<std::string> cells,
+    std::vector<std::string> measured = {"time (ms)", table.rate};
+    if (table.peak > 0) measured.push_back("% of " + table.peak_name);
+    Table out(line({"step", "kernel"}, measured, table.extra_columns, table.check_column));
+    auto row = [&](const StepRow& r, std::vector<std::string> measured, std::vector<std::string> cells,
                    const std::string& check) {
-        times.resize(measured.size(), "-");
+        measured.resize(table.peak > 0 ? 3 : 2, "-");
         cells.resize(extra, "-");
-        out.row(line({r.step, r.name}, times, cells, check));
+        out.row(line({r.step, r.name}, measured, cells, check));
     };
     int failures = 0;
     for (const StepRow& r : rows) {
@@ -104,10 +109,10 @@ inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, c
             continue;
         }
         const Timing t = time_gpu(r.run, timing);
-        const double rate = (r.work >= 0 ? r.work : table.work) / (t.median_ms * 1e-3) / table.rate_unit;
-        std::vector<std::string> times = {strf("%.4f", t.median_ms), strf("%.1f", rate)};
-        if (table.peak > 0) times.push_back(strf("%.1f", 100 * rate / table.peak));
-        row(r, times, c.cells, "ok: " + c.detail);
+        const double rate = (r.work > 0 ? r.work : table.work) / (t.median_ms * 1e-3) / table.rate_unit;
+        const std::string share = strf("%.1f", 100 * rate / table.peak);  // shown only with a peak
+        row(r, {strf(table.time_format, t.median_ms), strf(table.rate_format, rate), share}, c.cells,
+            "ok: " + c.detail);
     }
     out.print();
     std::printf("\n");

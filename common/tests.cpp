@@ -141,6 +141,9 @@ TEST_CASE("host: the timing method is described from the settings themselves") {
     CHECK(timing_method(BenchConfig{3, 20, true}) ==
           "median of 20 runs after 3 warm-up runs, timed with CUDA events, L2 cache flushed before each run");
     CHECK(timing_method(BenchConfig{2, 10, false}) == "median of 10 runs after 2 warm-up runs, timed with CUDA events");
+    CHECK(timing_method(BenchConfig{3, 20, false, 2000}) ==
+          "median of 20 runs after 3 warm-up runs (work slower than 50 ms: 1 warm-up run and 3 to 20 runs, "
+          "about 2 s in all), timed with CUDA events");
 }
 
 TEST_CASE("host: options: integers, reals, choices, flags and unknown options") {
