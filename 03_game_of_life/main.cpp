@@ -21,57 +21,6 @@
 #include "patterns.h"
 #include "pictures.h"
 
-static const char* kUsage =
-    "usage: game_of_life [options]      Conway's Game of Life on a torus, on the GPU\n"
-    "  --size WxH        lattice width x height in cells (default 160x120; sides 1 to 524288)\n"
-    "  --generations G   generations to run (default 100)\n"
-    "  --kernel NAME     global, single_block, shared or all (default all; pictures: shared)\n"
-    "  --pattern P       start from a pattern: a .rle or .cells file, or a shipped one by name:\n"
-    "                    glider, blinker, toad, beacon, gosper_glider_gun, r_pentomino, acorn,\n"
-    "                    diehard (03_game_of_life/patterns/)\n"
-    "  --at X,Y          put the pattern's top-left cell at (X, Y) (default: centred)\n"
-    "  --density D       random start: the chance that a cell is alive (default 0.25)\n"
-    "  --seed S          seed of the random start (default 1)\n"
-    "  --watch           live view in the terminal; stops after G generations or on Ctrl-C\n"
-    "  --fps F           frames per second of --watch and --gif (default 10)\n"
-    "  --every K         generations from one frame to the next (default 1)\n"
-    "  --frames DIR      write a PGM picture every K generations into DIR\n"
-    "  --gif FILE        write an animated GIF, a frame every K generations\n"
-    "  --scale S         pixels per cell in pictures (default: about 512 pixels a side)\n"
-    "  --bench           print the benchmark table instead\n"
-    "Examples: --pattern gosper_glider_gun --size 64x40 --watch --generations 300\n"
-    "          --size 400x300 --gif life.gif --generations 200 --every 2\n";
-
-// Was the option given at all? (Options reads values; this only asks whether it is there.)
-static bool given(int argc, char** argv, const std::string& name) {
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == name || a.rfind(name + "=", 0) == 0) return true;
-    }
-    return false;
-}
-
-// "640x480" (sep 'x') or "10,20" (sep ','): two whole numbers in [lo, hi].
-static void parse_pair(const Options& opts, const std::string& name, const std::string& text, char sep,
-                       const char* form, long long lo, long long hi, int& a, int& b) {
-    const size_t at = text.find(sep);
-    auto number = [](const std::string& s, long long& v) {
-        if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-        v = std::stoll(s);
-        return true;
-    };
-    long long x = 0, y = 0;
-    if (at == std::string::npos || !number(text.substr(0, at), x) || !number(text.substr(at + 1), y)) {
-        if (text.find('-') != std::string::npos) opts.fail(name, "'" + text + "' has a negative number");
-        opts.fail(name, "expected " + std::string(form) + " in whole numbers (got '" + text + "')");
-    }
-    if (x < lo || y < lo)
-        opts.fail(name, "each number must be at least " + std::to_string(lo) + " (got " + text + ")");
-    if (x > hi || y > hi)
-        opts.fail(name, "each number must be at most " + std::to_string(hi) + " (got " + text + ")");
-    a = (int)x, b = (int)y;
-}
-
 static std::string rate(double per_second) {
     if (per_second >= 1e9) return strf("%.1f G", per_second / 1e9);
     if (per_second >= 1e6) return strf("%.1f M", per_second / 1e6);
@@ -298,33 +247,57 @@ static int run_bench(uint64_t seed) {
 }
 
 int main(int argc, char** argv) {
-    Options opts(argc, argv, kUsage);
-    const std::string size_text = opts.text("--size", "160x120");
-    const long long generations = (long long)opts.size("--generations", 100, 0, (size_t)1 << 30);
-    const std::string kernel = opts.choice("--kernel", "all", {"all", "global", "single_block", "shared"});
-    const std::string pattern_arg = opts.text("--pattern", "");
-    const std::string at_text = opts.text("--at", "");
-    const double density = opts.real("--density", 0.25, 0.0, 1.0);
-    const uint64_t seed = opts.size("--seed", 1, 0);
-    const bool watch = opts.flag("--watch");
-    const double fps = opts.real("--fps", 10, 0.1, 1000);
-    const long long every = (long long)opts.size("--every", 1, 1, (size_t)1 << 30);
-    const std::string frames_dir = opts.text("--frames", "");
-    const std::string gif_path = opts.text("--gif", "");
-    int scale = opts.integer("--scale", 0, 1, 64);
-    const bool bench = opts.flag("--bench");
-    opts.finish();
+    std::vector<std::string> names;
+    for (Kernel k : kKernels) names.push_back(kernel_name(k));
+    Program p(argc, argv,
+              {"Conway's Game of Life on a torus, on the GPU",
+               "  --size WxH        lattice width x height in cells (default 160x120; sides 1 to 524288)\n"
+               "  --generations G   generations to run (default 100)\n"
+               "  --pattern P       start from a pattern instead of random cells: a file when P has a '/'\n"
+               "                    or ends in .rle or .cells, else a shipped one by name: glider, blinker,\n"
+               "                    toad, beacon, gosper_glider_gun, r_pentomino, acorn, diehard\n"
+               "  --at X,Y          put the pattern's top-left cell at (X, Y) (default: centred)\n"
+               "  --density D       random start: the chance that a cell is alive (default 0.25)\n"
+               "  --watch           live view in the terminal; stops after G generations or on Ctrl-C\n"
+               "  --fps F           frames per second of --watch and --gif (default 10)\n"
+               "  --every K         generations from one frame to the next (default 1)\n"
+               "  --frames DIR      write a PGM picture every K generations into DIR (made if missing)\n"
+               "  --gif FILE        write an animated GIF, a frame every K generations\n"
+               "  --scale S         pixels per cell in pictures (default: about 512 pixels a side)\n"
+               "                    (--watch, --frames and --gif run one kernel: shared unless --kernel says)\n",
+               names, {}, "the two benchmark tables"});
+    const std::string size_text = p.text("--size", "160x120");
+    const long long generations = (long long)p.size("--generations", 100, 0, (size_t)1 << 30);
+    const std::string pattern_arg = p.text("--pattern", "");
+    const std::string at_text = p.text("--at", "");
+    const double density = p.real("--density", 0.25, 0.0, 1.0);
+    const bool watch = p.flag("--watch");
+    const double fps = p.real("--fps", 10, 0.1, 1000);
+    const long long every = (long long)p.size("--every", 1, 1, (size_t)1 << 30);
+    const std::string frames_dir = p.text("--frames", "");
+    const std::string gif_path = p.text("--gif", "");
+    int scale = p.integer("--scale", 0, 1, 64);
+    p.not_with_bench({"--size", "--generations", "--pattern", "--at", "--density", "--watch", "--fps", "--every",
+                      "--frames", "--gif", "--scale"});
+    p.finish();
+    const std::string kernel = p.kernel;
+    const uint64_t seed = p.seed;
+    const bool bench = p.bench;
 
     int w = 0, h = 0;
-    parse_pair(opts, "--size", size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h);
-    const bool have_pattern = given(argc, argv, "--pattern");
-    if (have_pattern && pattern_arg.empty()) opts.fail("--pattern", "needs a file or a pattern name");
-    if (given(argc, argv, "--at") && !have_pattern) opts.fail("--at", "places a --pattern; give one");
+    if (const std::string why = read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h); !why.empty())
+        p.fail("--size", why);
+    const bool have_pattern = p.given("--pattern");
+    if (p.given("--at") && !have_pattern) p.fail("--at", "places a --pattern; give one");
     for (const char* random_only : {"--density", "--seed"})
-        if (have_pattern && given(argc, argv, random_only))
-            opts.fail(random_only, "--density and --seed make a random start; leave them out with --pattern");
-    if (given(argc, argv, "--frames") && frames_dir.empty()) opts.fail("--frames", "needs a folder");
-    if (given(argc, argv, "--gif") && gif_path.empty()) opts.fail("--gif", "needs a file name");
+        if (have_pattern && p.given(random_only))
+            p.fail(random_only, "--density and --seed make a random start; leave them out with --pattern");
+    if (!gif_path.empty())
+        if (const std::string why = why_not_writable_file(gif_path); !why.empty()) p.fail("--gif", why);
+    if (!frames_dir.empty())
+        if (const std::string why = why_not_writable_folder(frames_dir); !why.empty()) p.fail("--frames", why);
+    // Host: the start, the CPU reference and its working copy, the result downloaded (or a frame).
+    if (!bench) require_fits_in_host(p, "--size", 3.0 * w * h);
 
     // The start: a pattern, or random cells.
     std::vector<uint8_t> start;
@@ -332,20 +305,20 @@ int main(int argc, char** argv) {
     int view_x = w / 2, view_y = h / 2;
     if (have_pattern) {
         int x = -1, y = -1;
-        if (!at_text.empty()) parse_pair(opts, "--at", at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y);
+        if (!at_text.empty())
+            if (const std::string why = read_pair(at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y); !why.empty())
+                p.fail("--at", why);
         if (x >= w || y >= h)
-            opts.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
+            p.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
         try {
-            const Pattern p = load_pattern(pattern_arg);
-            start = place_pattern(p, w, h, x, y);
-            const int px = x < 0 ? (w - p.width) / 2 : x, py = y < 0 ? (h - p.height) / 2 : y;
-            view_x = (px + p.width / 2) % w, view_y = (py + p.height / 2) % h;
-            start_text = strf("pattern %s (%s, %dx%d) at (%d, %d)", p.name.c_str(), p.source.c_str(), p.width,
-                              p.height, px, py);
+            const Pattern pat = load_pattern(pattern_arg, w, h);
+            start = place_pattern(pat, w, h, x, y);
+            const int px = x < 0 ? (w - pat.width) / 2 : x, py = y < 0 ? (h - pat.height) / 2 : y;
+            view_x = (px + pat.width / 2) % w, view_y = (py + pat.height / 2) % h;
+            start_text = strf("pattern %s (%s, %dx%d) at (%d, %d)", pat.name.c_str(), pat.source.c_str(), pat.width,
+                              pat.height, px, py);
         } catch (const PatternError& e) {
-            bad_input(opts.program(), e.what());
-        } catch (const std::bad_alloc&) {  // a header such as x = 500000, y = 500000
-            bad_input(opts.program(), pattern_arg + ": the pattern is too large to hold in memory");
+            p.fail("--pattern", e.what());
         }
     }
 
@@ -353,18 +326,18 @@ int main(int argc, char** argv) {
     if (scale == 0) scale = default_scale(w, h);
     if (show && (!frames_dir.empty() || !gif_path.empty()) &&
         ((long long)w * scale > kMaxImageSide || (long long)h * scale > kMaxImageSide))
-        opts.fail(gif_path.empty() ? "--frames" : "--gif",
+        p.fail(gif_path.empty() ? "--frames" : "--gif",
                   strf("a %dx%d lattice at %d pixel(s) per cell is over %d pixels a side; use a smaller --size or "
                        "--scale", w, h, scale, kMaxImageSide));
 
-    require_gpu(opts.program().c_str());
+    require_gpu(p.program().c_str());
     if (bench) {
-        require_fits_in_gpu(opts, "--bench", 4.5 * 16384.0 * 16384.0);
+        require_fits_in_gpu(p, "--bench", 4.5 * 16384.0 * 16384.0);
         return run_bench(seed);
     }
-    require_fits_in_gpu(opts, "--size", 2.0 * w * h + (1 << 20));
+    require_fits_in_gpu(p, "--size", 2.0 * w * h + (1 << 20));
     if (kernel == "single_block" && (size_t)w * h > single_block_max_cells())
-        opts.fail("--kernel", strf("single_block keeps the lattice in one block's shared memory: at most %zu "
+        p.fail("--kernel", strf("single_block keeps the lattice in one block's shared memory: at most %zu "
                                    "cells on this GPU, and %dx%d is %zu (use global or shared)",
                                    single_block_max_cells(), w, h, (size_t)w * h));
     if (!have_pattern) {
@@ -377,7 +350,7 @@ int main(int argc, char** argv) {
         std::error_code ec;
         std::filesystem::create_directories(frames_dir, ec);
         if (ec || !std::filesystem::is_directory(frames_dir))
-            opts.fail("--frames", "cannot create the folder '" + frames_dir + "' (" + ec.message() + ")");
+            p.fail("--frames", "cannot create the folder '" + frames_dir + "' (" + ec.message() + ")");
     }
     Show s;
     s.kernel = kernel == "global" ? Kernel::global : kernel == "single_block" ? Kernel::single_block : Kernel::shared;
@@ -393,7 +366,7 @@ int main(int argc, char** argv) {
     try {
         return run_show(s, w, h, generations, start);
     } catch (const std::runtime_error& e) {  // a picture could not be written
-        std::fprintf(stderr, "%s: error: %s\n", opts.program().c_str(), e.what());
+        std::fprintf(stderr, "%s: error: %s\n", p.program().c_str(), e.what());
         return kExitBadInput;
     }
 }

@@ -502,7 +502,7 @@ TEST_CASE("host: the shipped patterns are found and have their well-known shapes
 
 TEST_CASE("host: loading: unknown names and formats, and errors that carry the file's name") {
     CHECK_THROWS_WITH(load_pattern("no_such_pattern"),
-                      doctest::Contains("'no_such_pattern': no such file, and no shipped pattern of that name (shipped: acorn,"));
+                      doctest::Contains("'no_such_pattern': no shipped pattern of that name (shipped: acorn,"));
     const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_pattern";
     std::filesystem::create_directories(tmp);
     {
@@ -528,6 +528,74 @@ TEST_CASE("host: placing a pattern: centred, at (x, y), wrapped, and too large")
     CHECK_THROWS_WITH(place_pattern(load_pattern("gosper_glider_gun"), 20, 20),
                       doctest::Contains("gosper_glider_gun.rle:4: the pattern is 36x9 cells, larger than the 20x20 "
                                         "lattice (use a larger --size)"));
+}
+
+TEST_CASE("host: a pattern is checked against the lattice before its cells are stored") {
+    // 25 bytes asking for 10^10 cells: refused at the header, nothing allocated.
+    CHECK_THROWS_WITH(parse_rle("x = 100000, y = 100000\n!\n", "huge.rle", 64, 64),
+                      "huge.rle:1: the pattern is 100000x100000 cells, larger than the 64x64 lattice (use a larger --size)");
+    CHECK_THROWS_WITH(parse_cells("O\n.....O\n", "wide.cells", 4, 10),
+                      "wide.cells:1: the pattern is 6x2 cells, larger than the 4x10 lattice (use a larger --size)");
+    CHECK(parse_rle("x = 3, y = 3\nbo$2bo$3o!", "g.rle", 3, 3).cells == cells_pattern(kGlider).cells);
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_big";
+    std::filesystem::create_directories(tmp);
+    std::ofstream(tmp / "big.cells") << std::string(2 << 20, '!') << "\nO\n";  // 2 MB of comment
+    CHECK_THROWS_WITH(load_pattern((tmp / "big.cells").string(), 8, 8),
+                      doctest::Contains("big.cells': 2 MB, more than a pattern for a 8x8 lattice can need"));
+    CHECK(load_pattern((tmp / "big.cells").string(), 2000, 2000).width == 1);
+    std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: bytes from a pattern file are echoed escaped; a byte-order mark at the start is skipped") {
+    CHECK(rle_error("x = 3, y = \x01\x02\n!") == "bad.rle:1: y = '\\x01\\x02' is not a whole number");
+    CHECK(rle_error("x = 3, \xEF\xBB\xBFy = 3\n!") ==
+          "bad.rle:1: unknown header field '\\xEF\\xBB\\xBFy' (expected x, y and rule)");
+    CHECK(rle_error("x = 3, y = 3, rule = B3/S23\x1b[2J\n!") ==
+          "bad.rle:1: rule 'B3/S23\\x1B[2J' is not supported: this program runs Conway's Life, B3/S23");
+    CHECK(rle_error("x = 3, y = 3\nbo$\x07!") ==
+          "bad.rle:2: unknown tag '\\x07' (RLE uses b for dead, o for alive, $ for a new row and ! at the end)");
+    CHECK(cells_error(".O\n\x01\n") == "bad.cells:2: unexpected character '\\x01': a .cells row uses '.' for dead and 'O' for alive");
+    CHECK(parse_rle("\xEF\xBB\xBFx = 3, y = 3\nbo$2bo$3o!", "bom.rle").cells == cells_pattern(kGlider).cells);
+    CHECK(parse_cells("\xEF\xBB\xBF.O.\n..O\nOOO\n", "bom.cells").cells == cells_pattern(kGlider).cells);
+}
+
+TEST_CASE("host: --pattern P is a file when it has a '/' or ends in .rle or .cells, else a shipped name") {
+    CHECK_FALSE(names_a_file("glider"));
+    CHECK_FALSE(names_a_file("my.pattern"));
+    CHECK(names_a_file("./glider"));
+    CHECK(names_a_file("glider.rle"));
+    CHECK(names_a_file("GUN.CELLS"));
+    CHECK(names_a_file("/tmp/x"));
+    // A folder (or a file) called "glider" in the current directory does not hide the shipped one.
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_cwd";
+    std::filesystem::create_directories(tmp / "glider");
+    std::ofstream(tmp / "toad") << "OOO\n";
+    const std::filesystem::path was = std::filesystem::current_path();
+    std::filesystem::current_path(tmp);
+    CHECK(load_pattern("glider").cells == cells_pattern(kGlider).cells);
+    CHECK(load_pattern("toad").cells == cells_pattern(kToad).cells);
+    CHECK_THROWS_WITH(load_pattern("glider/"), "'glider/': a folder, not a pattern file");
+    CHECK_THROWS_WITH(load_pattern("./toad"), "'./toad': unknown pattern format '' (use a .rle or .cells file)");
+    CHECK_THROWS_WITH(load_pattern("missing.rle"), "'missing.rle': no such file");
+    std::filesystem::current_path(was);
+    std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: --size and --at: two whole numbers in range, or one phrase saying what is wrong") {
+    int a = -1, b = -1;
+    CHECK(read_pair("640x480", 'x', "WxH", 1, kMaxSide, a, b) == "");
+    CHECK((a == 640 && b == 480));
+    CHECK(read_pair("0005,0", ',', "X,Y", 0, kMaxSide, a, b) == "");
+    CHECK((a == 5 && b == 0));
+    CHECK(read_pair("99999999999999x1", 'x', "WxH", 1, kMaxSide, a, b) ==
+          "'99999999999999' is too large: each number must be at most 524288 (got 99999999999999x1)");
+    CHECK(read_pair("1x99999999999999999999999", 'x', "WxH", 1, kMaxSide, a, b).find("is too large") != std::string::npos);
+    CHECK(read_pair("524289x1", 'x', "WxH", 1, kMaxSide, a, b).find("is too large") != std::string::npos);
+    CHECK(read_pair("0x5", 'x', "WxH", 1, kMaxSide, a, b) == "each number must be at least 1 (got 0x5)");
+    CHECK(read_pair("-5x5", 'x', "WxH", 1, kMaxSide, a, b) == "'-5x5' has a negative number");
+    CHECK(read_pair("5X5", 'x', "WxH", 1, kMaxSide, a, b) == "expected WxH in whole numbers (got '5X5')");
+    CHECK(read_pair("1,\x1b", ',', "X,Y", 0, kMaxSide, a, b) == "expected X,Y in whole numbers (got '1,\\x1B')");
+    CHECK(read_pair("", 'x', "WxH", 1, kMaxSide, a, b) == "expected WxH in whole numbers (got '')");
 }
 
 // ---- host: pictures --------------------------------------------------------------------------------------
@@ -586,4 +654,28 @@ TEST_CASE("host: PGM and GIF files come out right (the GIF read back with giflib
     DGifCloseFile(g, &error);
     CHECK_THROWS_WITH(GifWriter((tmp / "no/such/dir/x.gif").string(), 3, 2, 1, 10), doctest::Contains("cannot be written"));
     std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: --gif and --frames paths are checked before the run, and the check leaves nothing behind") {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / "life_tests_paths";
+    fs::create_directories(tmp / "folder");
+    std::ofstream(tmp / "old.gif") << "old";
+    const std::string t = tmp.string();
+    CHECK(why_not_writable_file(t + "/new.gif") == "");
+    CHECK_FALSE(fs::exists(tmp / "new.gif"));
+    CHECK(why_not_writable_file(t + "/old.gif") == "");
+    CHECK(fs::file_size(tmp / "old.gif") == 3);  // not truncated by the check
+    CHECK(why_not_writable_file(t + "/folder") == "'" + t + "/folder' is a folder; give a file name such as life.gif");
+    CHECK(why_not_writable_file(t + "/no/x.gif") == "the folder '" + t + "/no' does not exist");
+    CHECK(why_not_writable_file("/proc/x.gif").find("cannot be created") != std::string::npos);
+    CHECK(why_not_writable_folder(t + "/folder") == "");
+    CHECK(fs::is_empty(tmp / "folder"));
+    CHECK(why_not_writable_folder(t + "/frames/") == "");
+    CHECK_FALSE(fs::exists(tmp / "frames"));
+    CHECK(why_not_writable_folder(t + "/old.gif") == "'" + t + "/old.gif' is a file, not a folder");
+    CHECK(why_not_writable_folder(t + "/no/frames") ==
+          "the folder '" + t + "/no' does not exist (only the last folder of the path is made)");
+    CHECK(why_not_writable_folder("/proc/frames").find("cannot make the folder") != std::string::npos);
+    fs::remove_all(tmp);
 }

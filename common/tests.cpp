@@ -77,6 +77,7 @@ TEST_CASE("host: options: empty text, given(), and printable()") {
     CHECK(Options::printable("ok text") == "ok text");
     CHECK(Options::printable("\xef\xbb\xbfx") == "\\xEF\\xBB\\xBFx");
     CHECK(Options::printable(std::string(100, 'a')).size() == 63);
+    CHECK(Options::printable(std::string(100, 'a'), SIZE_MAX) == std::string(100, 'a'));  // a path, whole
 }
 
 TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it ignores") {
