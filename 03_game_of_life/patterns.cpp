@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -289,6 +290,16 @@ std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int 
                 cells[(size_t)cy * width + cx] = 1;
             }
     return cells;
+}
+
+Start pattern_start(const std::string& path_or_name, int width, int height, int x, int y) {
+    const Pattern p = load_pattern(path_or_name, width, height);
+    if (x < 0) x = (width - p.width) / 2;
+    if (y < 0) y = (height - p.height) / 2;
+    char text[80];
+    std::snprintf(text, sizeof text, ", %dx%d) at (%d, %d)", p.width, p.height, x, y);
+    return {place_pattern(p, width, height, x, y), "pattern " + p.name + " (" + p.source + text,
+            (x + p.width / 2) % width, (y + p.height / 2) % height};
 }
 
 std::string read_pair(const std::string& text, char sep, const std::string& form, int lo, int hi, int& a, int& b) {

@@ -59,6 +59,16 @@ std::vector<std::string> shipped_pattern_names();
 // PatternError ("file:line: ...").
 std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int x = -1, int y = -1);
 
+// The start of a run: a lattice, what it is ("pattern Glider (glider.rle, 3x3) at (78, 58)" or
+// "random, ..."), and the cell a view of it is centred on.
+struct Start {
+    std::vector<uint8_t> cells;
+    std::string description;
+    int centre_x = 0, centre_y = 0;
+};
+// A file or shipped pattern (load_pattern) placed as place_pattern places it.
+Start pattern_start(const std::string& path_or_name, int width, int height, int x = -1, int y = -1);
+
 // ---- The lattice's options: --size WxH and --at X,Y ---------------------------------------------
 // Two whole numbers from lo to hi separated by `sep` ("640x480", "10,20"; `form` shows the
 // shape in messages) into a and b. Returns "" or the problem, for the caller to blame on its option.

@@ -1,5 +1,6 @@
-// 03_game_of_life/tests.cpp: one group of test cases per step, named "step N kernel: ...", and
-// host tests of the CPU reference, the pattern readers and the pictures.
+// 03_game_of_life/tests.cpp: the cases every step must pass, registered once for all (STEP_CASES),
+// then each step's own, named "step N kernel: ..."; host tests of the CPU reference, the pattern
+// readers, the options' parsing and the pictures.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -45,37 +46,27 @@ std::string picture(const std::vector<uint8_t>& cells, int w, int h) {
     return s;
 }
 
-std::string mismatch(const std::vector<uint8_t>& got, const std::vector<uint8_t>& ref, int w) {
-    if (got.size() != ref.size()) return "sizes differ";
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < ref.size(); ++i)
-        if (got[i] != ref[i] && bad++ == 0) first = i;
-    if (bad == 0) return "all cells match";
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%zu of %zu cells differ; first at (%zu, %zu): got %d, expected %d", bad,
-                  ref.size(), first % w, first / w, got[first], ref[first]);
-    return buf;
-}
-
 #define CHECK_LATTICE(got, ref, w, h)                                                              \
     do {                                                                                           \
         const auto& check_got_ = (got);                                                            \
         const auto& check_ref_ = (ref);                                                            \
-        INFO(mismatch(check_got_, check_ref_, (w)));                                               \
+        INFO(lattice_difference(check_got_, check_ref_, (w)));                                     \
         if (check_got_ != check_ref_)                                                              \
             INFO("got:" << picture(check_got_, (w), (h)) << "expected:" << picture(check_ref_, (w), (h))); \
         CHECK(check_got_ == check_ref_);                                                           \
     } while (0)
 
-// Runs `generations` generations of kernel k on the GPU (every output poisoned before each launch).
-std::vector<uint8_t> on_gpu(Kernel k, const std::vector<uint8_t>& start, int w, int h, long long generations) {
+using LifeStep = Step<AdvanceFn>;
+
+// Runs `generations` generations of a step on the GPU (every output poisoned before each launch).
+std::vector<uint8_t> on_gpu(const LifeStep& s, const std::vector<uint8_t>& start, int w, int h, long long generations) {
     DeviceBuffer<uint8_t> cur(start), spare(start.size());
-    REQUIRE(advance(k, cur, spare, w, h, generations, true));
+    REQUIRE(s.run(cur, spare, w, h, generations, true) >= 0);
     return cur.download();
 }
 
 // ---- Checks shared by the three steps -------------------------------------------------------------
-void check_still_lifes(Kernel k) {
+void check_still_lifes(const LifeStep& k) {
     // Placed in the middle, and across the right and bottom edges (the torus wraps them).
     for (const char* shape : {kBlock, kBeehive})
         for (int at : {3, 9}) {
@@ -87,7 +78,7 @@ void check_still_lifes(Kernel k) {
         }
 }
 
-void check_oscillators(Kernel k) {
+void check_oscillators(const LifeStep& k) {
     for (const char* shape : {kBlinker, kToad})
         for (auto [w, h, at] : {std::tuple{9, 7, 2}, std::tuple{9, 7, 7}, std::tuple{200, 40, 126}}) {
             CAPTURE(shape);
@@ -102,7 +93,7 @@ void check_oscillators(Kernel k) {
         }
 }
 
-void check_glider(Kernel k, std::initializer_list<int> sizes) {
+void check_glider(const LifeStep& k, std::initializer_list<int> sizes) {
     for (int n : sizes) {
         CAPTURE(n);
         const auto start = lattice_with(kGlider, n, n, 2, 5);
@@ -114,7 +105,7 @@ void check_glider(Kernel k, std::initializer_list<int> sizes) {
 }
 
 // Random lattices at two densities (a 1 x 1 lattice needs a live start to mean much).
-void check_random(Kernel k, int w, int h, long long generations, int seeds) {
+void check_random(const LifeStep& k, int w, int h, long long generations, int seeds) {
     for (int seed = 1; seed <= seeds; ++seed)
         for (double density : {0.25, 0.6}) {
             CAPTURE(w);
@@ -131,19 +122,19 @@ void check_random(Kernel k, int w, int h, long long generations, int seeds) {
 const int kOddSizes[][2] = {{97, 61}, {1, 1}, {1, 33}, {33, 1}};
 const int kMoreSizes[][2] = {{1, 2}, {2, 1}, {2, 2}, {3, 1}, {1, 3}, {3, 3}, {5, 2}, {31, 17}, {129, 7}, {7, 129}, {260, 35}};
 
-void check_odd_sizes(Kernel k) {
+void check_odd_sizes(const LifeStep& k) {
     for (const auto& s : kOddSizes) check_random(k, s[0], s[1], 100, 2);
     for (const auto& s : kMoreSizes) check_random(k, s[0], s[1], 30, 1);
 }
 
-void check_large_random(Kernel k) {
+void check_large_random(const LifeStep& k) {
     const int n = 1000;
     const auto start = random_lattice(n, n, 0.25, 1000);
     static const std::vector<uint8_t> ref = life_reference(start, n, n, 100);  // computed once
     CHECK_LATTICE(on_gpu(k, start, n, n, 100), ref, n, n);
 }
 
-void check_shipped(Kernel k) {
+void check_shipped(const LifeStep& k) {
     const auto names = shipped_pattern_names();
     REQUIRE(names.size() >= 8);
     for (const auto& name : names) {
@@ -160,7 +151,7 @@ void check_shipped(Kernel k) {
 
 // More than 2^31 cells: a glider crossing the bottom-right corner, far past index 2^31, moves
 // (1, 1) in 4 generations. An int index would wrap around and write elsewhere.
-void check_huge(Kernel k) {
+void check_huge(const LifeStep& k) {
     const int w = 65536, h = 32800;  // 2.15e9 cells
     const size_t n = (size_t)w * h;
     if (2.2 * n > 0.9 * (double)free_gpu_bytes()) SKIP_CASE("this GPU has too little free memory for 2 x 2.15 GB");
@@ -173,24 +164,21 @@ void check_huge(Kernel k) {
     };
     put(start, w - 2, h - 2);
     DeviceBuffer<uint8_t> cur(start), spare(n);
-    REQUIRE(advance(k, cur, spare, w, h, 4, true));
+    REQUIRE(k.run(cur, spare, w, h, 4, true) >= 0);
     const std::vector<uint8_t> got = cur.download();
     std::vector<uint8_t> expected(n, 0);
     put(expected, w - 1, h - 1);
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < n; ++i)
-        if (got[i] != expected[i] && bad++ == 0) first = i;
-    INFO("cells wrong: " << bad << ", first at (" << first % w << ", " << first / w << ")");
-    CHECK(bad == 0);
+    INFO(lattice_difference(got, expected, w));
+    CHECK(got == expected);
 }
 
-void check_empty(Kernel k) {
+void check_empty(const LifeStep& k) {
     DeviceBuffer<uint8_t> none;
     for (auto [w, h] : {std::pair{0, 0}, std::pair{0, 5}, std::pair{5, 0}}) {
-        switch (k) {
-            case Kernel::global: run_global(none.get(), none.get(), w, h); break;
-            case Kernel::shared: run_shared(none.get(), none.get(), w, h); break;
-            case Kernel::single_block: CHECK(run_single_block(none.get(), none.get(), w, h, 10)); break;
+        switch (k.number) {  // the kernels themselves: the steps' loops would not launch them
+            case 1: run_global(none.get(), none.get(), w, h); break;
+            case 2: CHECK(run_single_block(none.get(), none.get(), w, h, 10)); break;
+            case 3: run_shared(none.get(), none.get(), w, h); break;
         }
     }
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -198,46 +186,27 @@ void check_empty(Kernel k) {
 
 }  // namespace
 
-// ---- step 1 -----------------------------------------------------------------------------------------
-TEST_CASE("step 1 global: block and beehive stay still, also across the edges" * needs_gpu()) {
-    check_still_lifes(Kernel::global);
-}
-TEST_CASE("step 1 global: blinker and toad have period 2" * needs_gpu()) { check_oscillators(Kernel::global); }
-TEST_CASE("step 1 global: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
-    check_glider(Kernel::global, {13, 40, 128});
-}
-TEST_CASE("step 1 global: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
-    check_odd_sizes(Kernel::global);
-}
+// ---- Every step ---------------------------------------------------------------------------------------
+DECLARE_STEPS(kSteps);
+STEP_CASES(kSteps, "block and beehive stay still, also across the edges", check_still_lifes);
+STEP_CASES(kSteps, "blinker and toad have period 2", check_oscillators);
+STEP_CASES(kSteps, "a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus",
+           [](const LifeStep& s) { check_glider(s, {13, 40, 128}); });
+STEP_CASES(kSteps, "equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ...", check_odd_sizes);
+STEP_CASES(kSteps, "every shipped pattern equals the CPU reference after 100 generations", check_shipped);
+STEP_CASES(kSteps, "a lattice with no cells does nothing", check_empty);
+
+// ---- Steps 1 and 3 (one block cannot hold these) --------------------------------------------------------
 TEST_CASE("step 1 global: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
-    check_large_random(Kernel::global);
+    check_large_random(kSteps[0]);
 }
-TEST_CASE("step 1 global: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
-    check_shipped(Kernel::global);
+TEST_CASE("step 1 global: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) { check_huge(kSteps[0]); }
+TEST_CASE("step 3 shared: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
+    check_large_random(kSteps[2]);
 }
-TEST_CASE("step 1 global: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) {
-    check_huge(Kernel::global);
-}
-TEST_CASE("step 1 global: a lattice with no cells does nothing" * needs_gpu()) { check_empty(Kernel::global); }
+TEST_CASE("step 3 shared: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) { check_huge(kSteps[2]); }
 
 // ---- step 2 -----------------------------------------------------------------------------------------
-TEST_CASE("step 2 single_block: block and beehive stay still, also across the edges" * needs_gpu()) {
-    check_still_lifes(Kernel::single_block);
-}
-TEST_CASE("step 2 single_block: blinker and toad have period 2" * needs_gpu()) {
-    check_oscillators(Kernel::single_block);
-}
-TEST_CASE("step 2 single_block: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" *
-          needs_gpu()) {
-    check_glider(Kernel::single_block, {13, 40});
-}
-TEST_CASE("step 2 single_block: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." *
-          needs_gpu()) {
-    check_odd_sizes(Kernel::single_block);
-}
-TEST_CASE("step 2 single_block: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
-    check_shipped(Kernel::single_block);
-}
 TEST_CASE("step 2 single_block: 0 generations copy the lattice" * needs_gpu()) {
     const auto start = random_lattice(45, 23, 0.4, 3);
     DeviceBuffer<uint8_t> in(start), out(start.size());
@@ -262,32 +231,19 @@ TEST_CASE("step 2 single_block: 1000x1000 does not fit one block: refused, nothi
 TEST_CASE("step 2 single_block: the largest lattices that fit (square, 1 x N, N x 1) (large)" * needs_gpu()) {
     const int max_cells = (int)single_block_max_cells();
     const int side = (int)std::sqrt((double)max_cells);
-    check_random(Kernel::single_block, side, max_cells / side, 100, 1);
-    check_random(Kernel::single_block, 1, max_cells, 20, 1);
-    check_random(Kernel::single_block, max_cells, 1, 20, 1);
-}
-TEST_CASE("step 2 single_block: a lattice with no cells does nothing" * needs_gpu()) {
-    check_empty(Kernel::single_block);
+    check_random(kSteps[1], side, max_cells / side, 100, 1);
+    check_random(kSteps[1], 1, max_cells, 20, 1);
+    check_random(kSteps[1], max_cells, 1, 20, 1);
 }
 
 // ---- step 3 -----------------------------------------------------------------------------------------
-TEST_CASE("step 3 shared: block and beehive stay still, also across the edges" * needs_gpu()) {
-    check_still_lifes(Kernel::shared);
-}
-TEST_CASE("step 3 shared: blinker and toad have period 2" * needs_gpu()) { check_oscillators(Kernel::shared); }
-TEST_CASE("step 3 shared: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
-    check_glider(Kernel::shared, {13, 40, 128});
-}
 TEST_CASE("step 3 shared: a glider crosses 512-wide tiles and returns after 4N on a 528 x 528 torus (large)" *
           needs_gpu()) {
-    check_glider(Kernel::shared, {528});
-}
-TEST_CASE("step 3 shared: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
-    check_odd_sizes(Kernel::shared);
+    check_glider(kSteps[2], {528});
 }
 TEST_CASE("step 3 shared: widths and heights around the tile size, vector, word and byte paths" * needs_gpu()) {
     for (int w : {15, 16, 17, 20, 496, 511, 512, 513, 516, 528, 1040})
-        for (int h : {31, 33}) check_random(Kernel::shared, w, h, 20, 1);
+        for (int h : {31, 33}) check_random(kSteps[2], w, h, 20, 1);
 }
 TEST_CASE("step 3 shared: lattices that do not start on a 16- or 4-byte boundary (offset pointers)" * needs_gpu()) {
     const int w = 1024, h = 40;
@@ -312,16 +268,6 @@ TEST_CASE("step 3 shared: lattices that do not start on a 16- or 4-byte boundary
         CHECK_LATTICE(got, life_reference(start, w, h, 20), w, h);
     }
 }
-TEST_CASE("step 3 shared: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
-    check_large_random(Kernel::shared);
-}
-TEST_CASE("step 3 shared: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
-    check_shipped(Kernel::shared);
-}
-TEST_CASE("step 3 shared: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) {
-    check_huge(Kernel::shared);
-}
-TEST_CASE("step 3 shared: a lattice with no cells does nothing" * needs_gpu()) { check_empty(Kernel::shared); }
 
 // ---- host: the CPU reference ---------------------------------------------------------------------------
 TEST_CASE("host: CPU reference: still lifes, period-2 oscillators, the glider") {
@@ -654,6 +600,34 @@ TEST_CASE("host: PGM and GIF files come out right (the GIF read back with giflib
     DGifCloseFile(g, &error);
     CHECK_THROWS_WITH(GifWriter((tmp / "no/such/dir/x.gif").string(), 3, 2, 1, 10), doctest::Contains("cannot be written"));
     std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: the pictures of a run: a GIF and numbered PGM frames in a folder made for them") {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / "life_tests_run_pictures";
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    const std::vector<uint8_t> cells = {1, 0, 0, 1, 1, 0};
+    {
+        RunPictures pictures((tmp / "run.gif").string(), (tmp / "frames").string(), 3, 2, 2, 25);
+        CHECK(pictures.wanted());
+        pictures.add(cells.data(), 0);
+        pictures.add(cells.data(), 7);
+        pictures.finish();
+    }
+    CHECK(fs::file_size(tmp / "frames" / "gen_000000.pgm") == std::string("P5\n6 4\n255\n").size() + 24);
+    CHECK(fs::is_regular_file(tmp / "frames" / "gen_000007.pgm"));
+    int error = 0;
+    GifFileType* g = DGifOpenFileName((tmp / "run.gif").string().c_str(), &error);
+    REQUIRE(g != nullptr);
+    REQUIRE(DGifSlurp(g) == GIF_OK);
+    CHECK(g->ImageCount == 2);
+    GraphicsControlBlock gcb;
+    REQUIRE(DGifSavedExtensionToGCB(g, 0, &gcb) == GIF_OK);
+    CHECK(gcb.DelayTime == 4);  // 25 frames a second: 4 hundredths of a second each
+    DGifCloseFile(g, &error);
+    CHECK_FALSE(RunPictures("", "", 3, 2, 1, 10).wanted());
+    fs::remove_all(tmp);
 }
 
 TEST_CASE("host: --gif and --frames paths are checked before the run, and the check leaves nothing behind") {

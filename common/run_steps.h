@@ -41,6 +41,8 @@ struct StepTable {
     double work = 0;                         // bytes (or FLOP) one run moves (or does)
     std::vector<std::string> extra_columns{};
     std::string footer = "";                 // under the table: what the rate counts
+    // How a rate (work per second) is written; default: in units of 10^9, one decimal.
+    std::function<std::string(double per_second)> rate_text{};
 };
 
 inline bool profiling_mode() {
@@ -50,8 +52,9 @@ inline bool profiling_mode() {
 
 // How the times in a table were taken, from the timing settings themselves.
 inline std::string timing_method(const BenchConfig& cfg) {
-    return strf("median of %d runs after %d warm-up runs, timed with CUDA events%s", cfg.repeats, cfg.warmup,
-                cfg.flush_l2 ? ", L2 cache flushed before each run" : "");
+    const std::string runs = cfg.repeats == 1 ? "one run" : strf("median of %d runs", cfg.repeats);
+    return strf("%s after %d warm-up run%s, timed with CUDA events%s", runs.c_str(), cfg.warmup,
+                cfg.warmup == 1 ? "" : "s", cfg.flush_l2 ? ", L2 cache flushed before each run" : "");
 }
 
 inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, const BenchConfig& timing = {}) {
@@ -90,8 +93,9 @@ inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, c
             continue;
         }
         const Timing t = time_gpu(r.run, timing);
-        row(r, strf("%.4f", t.median_ms), strf("%.1f", table.work / (t.median_ms * 1e-3) / 1e9), c.cells,
-            "ok: " + c.detail);
+        const double per_second = table.work / (t.median_ms * 1e-3);
+        const std::string rate = table.rate_text ? table.rate_text(per_second) : strf("%.1f", per_second / 1e9);
+        row(r, strf("%.4f", t.median_ms), rate, c.cells, "ok: " + c.detail);
     }
     out.print();
     std::printf("\n");

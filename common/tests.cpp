@@ -118,6 +118,7 @@ TEST_CASE("host: the timing method is described from the settings themselves") {
     CHECK(timing_method(BenchConfig{3, 20, true}) ==
           "median of 20 runs after 3 warm-up runs, timed with CUDA events, L2 cache flushed before each run");
     CHECK(timing_method(BenchConfig{2, 10, false}) == "median of 10 runs after 2 warm-up runs, timed with CUDA events");
+    CHECK(timing_method(BenchConfig{1, 1, false}) == "one run after 1 warm-up run, timed with CUDA events");
 }
 
 TEST_CASE("host: options: integers, reals, choices, flags and unknown options") {
