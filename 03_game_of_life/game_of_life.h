@@ -19,11 +19,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <thread>
-#include <vector>
-
 #include <cstdio>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "buffer.h"
 #include "compare.h"

@@ -194,7 +194,7 @@ RunPictures::RunPictures(const std::string& gif_path, const std::string& frames_
                          double fps)
     : gif_path_(gif_path), frames_dir_(frames_dir), width_(width), height_(height), scale_(scale) {
     if (!frames_dir_.empty() && mkdir(frames_dir_.c_str(), 0755) != 0 && errno != EEXIST)
-        throw std::runtime_error(frames_dir_ + ": the folder cannot be made (" + std::strerror(errno) + ")");
+        throw std::runtime_error("cannot make the folder " + quoted(frames_dir_) + " (" + std::strerror(errno) + ")");
     if (!gif_path_.empty())  // delays in hundredths of a second; browsers play one under 2 as 10
         gif_ = std::make_unique<GifWriter>(gif_path_, width, height, scale, std::max(2, (int)std::lround(100.0 / fps)));
 }

@@ -66,46 +66,46 @@ std::vector<uint8_t> on_gpu(const LifeStep& s, const std::vector<uint8_t>& start
 }
 
 // ---- Checks shared by the three steps -------------------------------------------------------------
-void check_still_lifes(const LifeStep& k) {
+void check_still_lifes(const LifeStep& step) {
     // Placed in the middle, and across the right and bottom edges (the torus wraps them).
     for (const char* shape : {kBlock, kBeehive})
         for (int at : {3, 9}) {
             CAPTURE(shape);
             CAPTURE(at);
             const auto start = lattice_with(shape, 11, 10, at, at);
-            CHECK_LATTICE(on_gpu(k, start, 11, 10, 1), start, 11, 10);
-            CHECK_LATTICE(on_gpu(k, start, 11, 10, 7), start, 11, 10);
+            CHECK_LATTICE(on_gpu(step, start, 11, 10, 1), start, 11, 10);
+            CHECK_LATTICE(on_gpu(step, start, 11, 10, 7), start, 11, 10);
         }
 }
 
-void check_oscillators(const LifeStep& k) {
+void check_oscillators(const LifeStep& step) {
     for (const char* shape : {kBlinker, kToad})
         for (auto [w, h, at] : {std::tuple{9, 7, 2}, std::tuple{9, 7, 7}, std::tuple{200, 40, 126}}) {
             CAPTURE(shape);
             CAPTURE(w);
             CAPTURE(at);
             const auto start = lattice_with(shape, w, h, at, at % h);
-            const auto one = on_gpu(k, start, w, h, 1);
+            const auto one = on_gpu(step, start, w, h, 1);
             CHECK(one != start);  // it does oscillate
             CHECK_LATTICE(one, life_step_reference(start, w, h), w, h);
-            CHECK_LATTICE(on_gpu(k, start, w, h, 2), start, w, h);
-            CHECK_LATTICE(on_gpu(k, start, w, h, 10), start, w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, 2), start, w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, 10), start, w, h);
         }
 }
 
-void check_glider(const LifeStep& k, std::initializer_list<int> sizes) {
+void check_glider(const LifeStep& step, std::initializer_list<int> sizes) {
     for (int n : sizes) {
         CAPTURE(n);
         const auto start = lattice_with(kGlider, n, n, 2, 5);
-        CHECK_LATTICE(on_gpu(k, start, n, n, 4), lattice_with(kGlider, n, n, 3, 6), n, n);
-        CHECK_LATTICE(on_gpu(k, start, n, n, 4 * 5), lattice_with(kGlider, n, n, 7, 10), n, n);
+        CHECK_LATTICE(on_gpu(step, start, n, n, 4), lattice_with(kGlider, n, n, 3, 6), n, n);
+        CHECK_LATTICE(on_gpu(step, start, n, n, 4 * 5), lattice_with(kGlider, n, n, 7, 10), n, n);
         // (N, N) later it is back where it started, having crossed both edges of the torus.
-        CHECK_LATTICE(on_gpu(k, start, n, n, 4 * n), start, n, n);
+        CHECK_LATTICE(on_gpu(step, start, n, n, 4 * n), start, n, n);
     }
 }
 
 // Random lattices at two densities (a 1 x 1 lattice needs a live start to mean much).
-void check_random(const LifeStep& k, int w, int h, long long generations, int seeds) {
+void check_random(const LifeStep& step, int w, int h, long long generations, int seeds) {
     for (int seed = 1; seed <= seeds; ++seed)
         for (double density : {0.25, 0.6}) {
             CAPTURE(w);
@@ -114,7 +114,7 @@ void check_random(const LifeStep& k, int w, int h, long long generations, int se
             CAPTURE(density);
             const auto start = random_lattice(w, h, density, seed * 7919 + w * 31 + h);
             const auto ref = life_reference(start, w, h, generations);
-            CHECK_LATTICE(on_gpu(k, start, w, h, generations), ref, w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, generations), ref, w, h);
         }
 }
 
@@ -122,19 +122,19 @@ void check_random(const LifeStep& k, int w, int h, long long generations, int se
 const int kOddSizes[][2] = {{97, 61}, {1, 1}, {1, 33}, {33, 1}};
 const int kMoreSizes[][2] = {{1, 2}, {2, 1}, {2, 2}, {3, 1}, {1, 3}, {3, 3}, {5, 2}, {31, 17}, {129, 7}, {7, 129}, {260, 35}};
 
-void check_odd_sizes(const LifeStep& k) {
-    for (const auto& s : kOddSizes) check_random(k, s[0], s[1], 100, 2);
-    for (const auto& s : kMoreSizes) check_random(k, s[0], s[1], 30, 1);
+void check_odd_sizes(const LifeStep& step) {
+    for (const auto& s : kOddSizes) check_random(step, s[0], s[1], 100, 2);
+    for (const auto& s : kMoreSizes) check_random(step, s[0], s[1], 30, 1);
 }
 
-void check_large_random(const LifeStep& k) {
+void check_large_random(const LifeStep& step) {
     const int n = 1000;
     const auto start = random_lattice(n, n, 0.25, 1000);
     static const std::vector<uint8_t> ref = life_reference(start, n, n, 100);  // computed once
-    CHECK_LATTICE(on_gpu(k, start, n, n, 100), ref, n, n);
+    CHECK_LATTICE(on_gpu(step, start, n, n, 100), ref, n, n);
 }
 
-void check_shipped(const LifeStep& k) {
+void check_shipped(const LifeStep& step) {
     const auto names = shipped_pattern_names();
     REQUIRE(names.size() >= 8);
     for (const auto& name : names) {
@@ -144,14 +144,14 @@ void check_shipped(const LifeStep& k) {
             CAPTURE(w);
             CAPTURE(h);
             const auto start = place_pattern(p, w, h);
-            CHECK_LATTICE(on_gpu(k, start, w, h, 100), life_reference(start, w, h, 100), w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, 100), life_reference(start, w, h, 100), w, h);
         }
     }
 }
 
 // More than 2^31 cells: a glider crossing the bottom-right corner, far past index 2^31, moves
 // (1, 1) in 4 generations. An int index would wrap around and write elsewhere.
-void check_huge(const LifeStep& k) {
+void check_huge(const LifeStep& step) {
     const int w = 65536, h = 32800;  // 2.15e9 cells
     const size_t n = (size_t)w * h;
     if (2.2 * n > 0.9 * (double)free_gpu_bytes()) SKIP_CASE("this GPU has too little free memory for 2 x 2.15 GB");
@@ -164,7 +164,7 @@ void check_huge(const LifeStep& k) {
     };
     put(start, w - 2, h - 2);
     DeviceBuffer<uint8_t> cur(start), spare(n);
-    REQUIRE(k.run(cur, spare, w, h, 4, true) >= 0);
+    REQUIRE(step.run(cur, spare, w, h, 4, true) >= 0);
     const std::vector<uint8_t> got = cur.download();
     std::vector<uint8_t> expected(n, 0);
     put(expected, w - 1, h - 1);
@@ -172,10 +172,10 @@ void check_huge(const LifeStep& k) {
     CHECK(got == expected);
 }
 
-void check_empty(const LifeStep& k) {
+void check_empty(const LifeStep& step) {
     DeviceBuffer<uint8_t> none;
     for (auto [w, h] : {std::pair{0, 0}, std::pair{0, 5}, std::pair{5, 0}}) {
-        switch (k.number) {  // the kernels themselves: the steps' loops would not launch them
+        switch (step.number) {  // the kernels themselves: the steps' loops would not launch them
             case 1: run_global(none.get(), none.get(), w, h); break;
             case 2: CHECK(run_single_block(none.get(), none.get(), w, h, 10)); break;
             case 3: run_shared(none.get(), none.get(), w, h); break;
