@@ -19,11 +19,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "buffer.h"
 #include "compare.h"
+#include "steps.h"
 
 constexpr int kMaxSide = 1 << 19;  // 524288 cells: the grids of every kernel stay within limits
 
@@ -54,30 +57,26 @@ constexpr int kTileW = 512, kTileH = 32;
 constexpr int kSharedBlockX = kTileW / kCellsPerThread, kSharedBlockY = 8;
 void run_shared(const uint8_t* in, uint8_t* out, int width, int height);
 
-// ---- The steps by name (main.cpp, tests.cpp) ----------------------------------------------------
-enum class Kernel { global, single_block, shared };
-constexpr Kernel kKernels[] = {Kernel::global, Kernel::single_block, Kernel::shared};
-inline const char* kernel_name(Kernel k) {
-    switch (k) {
-        case Kernel::global: return "global";
-        case Kernel::single_block: return "single_block";
-        case Kernel::shared: return "shared";
-    }
-    return "?";
-}
-inline int step_number(Kernel k) { return k == Kernel::global ? 1 : k == Kernel::single_block ? 2 : 3; }
+// ---- The steps, declared once (steps.h): main.cpp, tests.cpp and the summary read them --------
+// Each step as one function (lattice.cu, not part of the exercise): advances the lattice in `cur`
+// by `generations` generations; `spare` (same size) is the other buffer of the pair, and the two
+// are swapped as needed, never copied, so that afterwards `cur` holds the result. global and
+// shared launch once per generation, single_block once in all. With poison_each, the buffer
+// about to be written is filled with 0xFF before every launch, so that a cell a kernel forgets
+// to write cannot pass for a right one. Returns the number of launches, or -1 (and does nothing)
+// for single_block on a lattice too large for it. Does not synchronise.
+using AdvanceFn = long long (*)(DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width, int height,
+                                long long generations, bool poison_each);
+long long advance_global(DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width, int height,
+                         long long generations, bool poison_each);
+long long advance_single_block(DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width, int height,
+                               long long generations, bool poison_each);
+long long advance_shared(DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width, int height,
+                         long long generations, bool poison_each);
+inline const Step<AdvanceFn> kSteps[] = {
+    {1, "global", advance_global}, {2, "single_block", advance_single_block}, {3, "shared", advance_shared}};
 
-// ---- Host helpers (lattice.cu; not part of the exercise) ---------------------------------------
-// Advances the lattice in `cur` by `generations` generations with kernel k; `spare` (same size)
-// is the other buffer of the pair. Afterwards `cur` holds the result (the two buffers are
-// swapped as needed, never copied). global and shared launch once per generation;
-// single_block launches once. With poison_each, the buffer about to be written is filled with
-// 0xFF before every launch, so a cell a kernel forgets to write cannot pass for a right one.
-// Returns false (and does nothing) only for single_block on a lattice too large for it.
-// Synchronises before returning.
-bool advance(Kernel k, DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width,
-             int height, long long generations, bool poison_each);
-// Live cells in a device lattice of n cells (a small reduction kernel; synchronises).
+// Live cells in a device lattice of n cells (lattice.cu: a small reduction kernel; synchronises).
 unsigned long long count_alive(const uint8_t* cells, size_t n);
 
 // ---- CPU reference ------------------------------------------------------------------------------
@@ -138,4 +137,20 @@ inline size_t population(const std::vector<uint8_t>& cells) {
     size_t n = 0;
     for (uint8_t c : cells) n += c;
     return n;
+}
+
+// How two lattices of width w differ: "3 of 19200 cells differ; first at (5, 0): got 255,
+// expected 0", or "all 19200 cells match".
+inline std::string lattice_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& ref, int w) {
+    if (got.size() != ref.size()) return "the lattices differ in size";
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < ref.size(); ++i)
+        if (got[i] != ref[i] && bad++ == 0) first = i;
+    char text[160];
+    if (bad == 0)
+        std::snprintf(text, sizeof text, "all %zu cells match", ref.size());
+    else
+        std::snprintf(text, sizeof text, "%zu of %zu cells differ; first at (%zu, %zu): got %d, expected %d", bad,
+                      ref.size(), first % w, first / w, got[first], ref[first]);
+    return text;
 }

@@ -1,295 +1,183 @@
 // 03_game_of_life/main.cpp: runs each step from the same start, checks it against the CPU
 // reference and times it; --watch, --frames and --gif show a run as it happens; --bench prints
-// the benchmark table.
+// the benchmark tables.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
+#include <iterator>
 #include <memory>
-#include <new>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "bench.h"
-#include "buffer.h"
-#include "compare.h"
 #include "game_of_life.h"
-#include "gpu.h"
-#include "program.h"
 #include "patterns.h"
 #include "pictures.h"
+#include "program.h"
 
-static const char* kUsage =
-    "usage: game_of_life [options]      Conway's Game of Life on a torus, on the GPU\n"
-    "  --size WxH        lattice width x height in cells (default 160x120; sides 1 to 524288)\n"
-    "  --generations G   generations to run (default 100)\n"
-    "  --kernel NAME     global, single_block, shared or all (default all; pictures: shared)\n"
-    "  --pattern P       start from a pattern: a .rle or .cells file, or a shipped one by name:\n"
-    "                    glider, blinker, toad, beacon, gosper_glider_gun, r_pentomino, acorn,\n"
-    "                    diehard (03_game_of_life/patterns/)\n"
-    "  --at X,Y          put the pattern's top-left cell at (X, Y) (default: centred)\n"
-    "  --density D       random start: the chance that a cell is alive (default 0.25)\n"
-    "  --seed S          seed of the random start (default 1)\n"
-    "  --watch           live view in the terminal; stops after G generations or on Ctrl-C\n"
-    "  --fps F           frames per second of --watch and --gif (default 10)\n"
-    "  --every K         generations from one frame to the next (default 1)\n"
-    "  --frames DIR      write a PGM picture every K generations into DIR\n"
-    "  --gif FILE        write an animated GIF, a frame every K generations\n"
-    "  --scale S         pixels per cell in pictures (default: about 512 pixels a side)\n"
-    "  --bench           print the benchmark table instead\n"
-    "Examples: --pattern gosper_glider_gun --size 64x40 --watch --generations 300\n"
-    "          --size 400x300 --gif life.gif --generations 200 --every 2\n";
-
-// Was the option given at all? (Options reads values; this only asks whether it is there.)
-static bool given(int argc, char** argv, const std::string& name) {
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == name || a.rfind(name + "=", 0) == 0) return true;
-    }
-    return false;
-}
-
-// "640x480" (sep 'x') or "10,20" (sep ','): two whole numbers in [lo, hi].
-static void parse_pair(const Options& opts, const std::string& name, const std::string& text, char sep,
-                       const char* form, long long lo, long long hi, int& a, int& b) {
-    const size_t at = text.find(sep);
-    auto number = [](const std::string& s, long long& v) {
-        if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-        v = std::stoll(s);
-        return true;
-    };
-    long long x = 0, y = 0;
-    if (at == std::string::npos || !number(text.substr(0, at), x) || !number(text.substr(at + 1), y)) {
-        if (text.find('-') != std::string::npos) opts.fail(name, "'" + text + "' has a negative number");
-        opts.fail(name, "expected " + std::string(form) + " in whole numbers (got '" + text + "')");
-    }
-    if (x < lo || y < lo)
-        opts.fail(name, "each number must be at least " + std::to_string(lo) + " (got " + text + ")");
-    if (x > hi || y > hi)
-        opts.fail(name, "each number must be at most " + std::to_string(hi) + " (got " + text + ")");
-    a = (int)x, b = (int)y;
-}
-
+// Cell updates per second, "6.7 G" or "835.4 M".
 static std::string rate(double per_second) {
+    if (!(per_second > 0)) return "-";
     if (per_second >= 1e9) return strf("%.1f G", per_second / 1e9);
     if (per_second >= 1e6) return strf("%.1f M", per_second / 1e6);
     return strf("%.0f", per_second);
 }
 
-static std::string describe_mismatch(const std::vector<uint8_t>& got, const std::vector<uint8_t>& ref, int w) {
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < ref.size(); ++i)
-        if (got[i] != ref[i] && bad++ == 0) first = i;
-    return strf("%zu of %zu cells differ; first at (%zu, %zu): got %d, expected %d", bad, ref.size(), first % w,
-                first / w, got[first], ref[first]);
-}
-
 // ---- The default run: every step from the same start, checked, then timed ------------------------
-static int run_steps(const std::string& which, int w, int h, long long generations, const std::vector<uint8_t>& start,
-                     const std::string& start_text) {
-    DeviceFacts dev = device_facts();
+static int run(const Program& p, int w, int h, long long generations, const Start& start) {
+    const DeviceFacts dev = device_facts();
     const size_t cells = (size_t)w * h;
     std::printf("Conway's Game of Life on %s (%d SMs): %d x %d torus, %lld generations\n", dev.name.c_str(),
                 dev.sm_count, w, h, generations);
-    std::printf("start: %s, %zu live cells\n", start_text.c_str(), population(start));
+    std::printf("start: %s, %zu live cells\n", start.description.c_str(), population(start.cells));
     if ((double)cells * generations > 2e9)
         std::fprintf(stderr, "(the CPU reference has %.2g cell updates to do: this takes a while)\n",
                      (double)cells * generations);
-    const std::vector<uint8_t> ref = life_reference(start, w, h, generations);
+    const std::vector<uint8_t> ref = life_reference(start.cells, w, h, generations);
     std::printf("CPU reference after %lld generations: %zu live cells\n\n", generations, population(ref));
 
     DeviceBuffer<uint8_t> cur(cells), spare(cells);
-    Table table({"step", "kernel", "launches", "time (ms)", "cell updates/s", "live cells", "check"});
-    int failures = 0;
-    for (Kernel k : kKernels) {
-        const std::string name = kernel_name(k), step = std::to_string(step_number(k));
-        if (which != "all" && which != name) continue;
-        if (k == Kernel::single_block && cells > single_block_max_cells()) {
-            table.row({step, name, "-", "-", "-", "-",
-                       strf("skipped: one block holds at most %zu cells (two bytes each) on this GPU",
-                            single_block_max_cells())});
-            continue;
-        }
-        // Checked run: the buffer about to be written is poisoned before every launch.
-        cur.upload(start);
-        advance(k, cur, spare, w, h, generations, true);
-        const std::vector<uint8_t> got = cur.download();
-        if (got != ref) {
-            ++failures;
-            table.row({step, name, "-", "-", "-", "-",
-                       "FAILED: " + describe_mismatch(got, ref, w) + " (is TODO step " + step + " done?)"});
-            continue;
-        }
-        const unsigned long long alive = count_alive(cur.get(), cells);
-        // Timed run from the same start, after one warm-up generation (module loading, clocks).
-        cur.upload(start);
-        advance(k, cur, spare, w, h, 1, false);
-        cur.upload(start);
-        GpuTimer timer;
-        timer.start();
-        advance(k, cur, spare, w, h, generations, false);
-        const double ms = timer.stop_ms();
-        const long long launches = k == Kernel::single_block ? (generations > 0 ? 1 : 0) : generations;
-        table.row({step, name, std::to_string(launches), strf("%.3f", ms),
-                   generations > 0 ? rate((double)cells * generations / (ms * 1e-3)) : "-", std::to_string(alive),
-                   strf("ok: all %zu cells match", cells)});
+    bool checking = false;  // the checked run poisons the output before every launch; timed runs do not
+    long long launches = 0;
+    std::vector<StepRow> rows;
+    for (const auto& s : kSteps) {
+        if (!p.selected(s.name)) continue;
+        const bool fits = s.run != advance_single_block || cells <= single_block_max_cells();
+        rows.push_back({std::to_string(s.number), s.name,
+                        [&, s] { launches = s.run(cur, spare, w, h, generations, checking); },
+                        [&] {
+                            checking = false;
+                            const std::vector<uint8_t> got = cur.download();
+                            if (got != ref) return Check{false, lattice_difference(got, ref, w)};
+                            return Check{true, lattice_difference(got, ref, w),
+                                         {std::to_string(launches), std::to_string(count_alive(cur.get(), cells))}};
+                        },
+                        fits ? "" : strf("one block holds at most %zu cells (two bytes each) on this GPU",
+                                         single_block_max_cells()),
+                        [&] {
+                            cur.upload(start.cells);
+                            checking = true;
+                        }});
     }
-    table.print();
-    std::printf("\ntime: all %lld generations, launches included, one run after a warm-up.\n", generations);
+    const int failures = run_steps(rows,
+                                   {"cell updates/s", (double)cells * generations, {"launches", "live cells"},
+                                    strf("time (ms): all %lld generations, launches included.", generations), rate},
+                                   BenchConfig{1, 1, false});
     return failures ? 1 : 0;
 }
 
 // ---- --watch, --frames, --gif ------------------------------------------------------------------------
 struct Show {
-    Kernel kernel;
+    const Step<AdvanceFn>& step;
     long long every;
     double fps;
     bool watch;
-    std::string frames_dir, gif_path;
-    int scale;
-    int view_x, view_y;  // the cell the terminal view is centred on
 };
 
-static int run_show(const Show& s, int w, int h, long long generations, const std::vector<uint8_t>& start) {
+static int run_show(const Show& s, RunPictures& pictures, int w, int h, long long generations, const Start& start) {
     const size_t cells = (size_t)w * h;
-    DeviceBuffer<uint8_t> cur(start), spare(cells);
-    std::unique_ptr<GifWriter> gif;
-    if (!s.gif_path.empty())
-        gif = std::make_unique<GifWriter>(s.gif_path, w, h, s.scale,
-                                          std::max(2, (int)std::lround(100.0 / s.fps)));
+    DeviceBuffer<uint8_t> cur(start.cells), spare(cells);
     std::unique_ptr<TerminalView> view;
-    if (s.watch) view = std::make_unique<TerminalView>();
+    if (s.watch) view = std::make_unique<TerminalView>(s.fps);
     std::vector<uint8_t> host, window;
-    int pgm_count = 0;
-
     auto emit = [&](long long gen) {
-        if (gif || !s.frames_dir.empty()) {
+        if (pictures.wanted()) {
             host = cur.download();
-            if (gif) gif->add_frame(host.data());
-            if (!s.frames_dir.empty()) {
-                write_pgm(strf("%s/gen_%06lld.pgm", s.frames_dir.c_str(), gen), host.data(), w, h, s.scale);
-                ++pgm_count;
-            }
+            pictures.add(host.data(), gen);
         }
         if (view) {
-            int columns = 0, rows = 0;
-            view->size(columns, rows);
-            // One status line, and a free last line so that the frame never scrolls the screen.
-            const int vw = std::min(w, columns), vh = std::min(h, 2 * std::max(1, rows - 2));
-            const int x0 = std::clamp(s.view_x - vw / 2, 0, w - vw), y0 = std::clamp(s.view_y - vh / 2, 0, h - vh);
-            window.resize((size_t)vw * vh);
-            CUDA_CHECK(cudaMemcpy2D(window.data(), vw, cur.get() + (size_t)y0 * w + x0, w, vw, vh,
-                                    cudaMemcpyDeviceToHost));
-            std::vector<std::string> lines = half_block_lines(window.data(), vw, vh, vw);
-            std::string status = strf("generation %lld  live cells %llu  %dx%d torus  kernel %s", gen,
-                                      count_alive(cur.get(), cells), w, h, kernel_name(s.kernel));
-            if (vw < w || vh < h) status += strf("  view x %d-%d y %d-%d", x0, x0 + vw - 1, y0, y0 + vh - 1);
-            if (view->interactive()) status += "  (Ctrl-C quits)";
-            lines.insert(lines.begin(), view->interactive() ? status.substr(0, std::max(columns, 1)) : status);
-            view->show(lines);
+            const TerminalView::Window win = view->window(w, h, start.centre_x, start.centre_y);
+            window.resize((size_t)win.width * win.height);
+            CUDA_CHECK(cudaMemcpy2D(window.data(), win.width, cur.get() + (size_t)win.y0 * w + win.x0, w, win.width,
+                                    win.height, cudaMemcpyDeviceToHost));
+            view->show(strf("generation %lld  live cells %llu  %dx%d torus  kernel %s", gen,
+                            count_alive(cur.get(), cells), w, h, s.step.name),
+                       window.data(), win, w, h);
         }
     };
 
-    using Clock = std::chrono::steady_clock;
-    const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / s.fps));
-    auto deadline = Clock::now() + period;
     long long gen = 0;
     emit(0);
     while (gen < generations && !TerminalView::interrupted()) {
         const long long k = std::min(s.every, generations - gen);
-        advance(s.kernel, cur, spare, w, h, k, false);
+        s.step.run(cur, spare, w, h, k, false);
         gen += k;
-        if (view) {  // pace the live view; sleep in short naps so that Ctrl-C is quick
-            while (Clock::now() < deadline && !TerminalView::interrupted())
-                std::this_thread::sleep_for(std::min<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(20)));
-            deadline = std::max(deadline + period, Clock::now());
-        }
+        if (view) view->pace();
         if (TerminalView::interrupted()) break;
         emit(gen);
     }
-    const bool stopped = gen < generations;
     view.reset();  // gives the terminal back before the summary
     std::printf("%s generation %lld: %llu live cells on a %dx%d torus (kernel %s)\n",
-                stopped ? "stopped (Ctrl-C) at" : "done:", gen, count_alive(cur.get(), cells), w, h,
-                kernel_name(s.kernel));
-    if (gif) {
-        gif->close();
-        std::error_code ec;
-        const auto bytes = std::filesystem::file_size(s.gif_path, ec);
-        std::printf("wrote %s: %d frames of %dx%d pixels, %.1f KB\n", s.gif_path.c_str(), gif->frames(), w * s.scale,
-                    h * s.scale, ec ? 0.0 : bytes / 1024.0);
-    }
-    if (!s.frames_dir.empty())
-        std::printf("wrote %d PGM frames of %dx%d pixels to %s/\n", pgm_count, w * s.scale, h * s.scale,
-                    s.frames_dir.c_str());
+                gen < generations ? "stopped (Ctrl-C) at" : "done:", gen, count_alive(cur.get(), cells), w, h,
+                s.step.name);
+    pictures.finish();
     return 0;
 }
 
 // ---- --bench ---------------------------------------------------------------------------------------
-static int run_bench(uint64_t seed) {
-    DeviceFacts dev = device_facts();
-    std::printf("Benchmark on %s: %d SMs, theoretical DRAM bandwidth %.0f GB/s\n", dev.name.c_str(), dev.sm_count,
-                dev.dram_gbs);
+static int run_bench(const Program& p) {
+    const BenchConfig cfg;
+    const DeviceFacts dev = print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg);
     std::printf("One generation per launch. GB/s counts 2 bytes per cell (one read, one written: the least any\n"
                 "kernel must move); %% of copy compares with cudaMemcpy device to device of the lattice, measured\n"
-                "in this run. Median of 20 runs, L2 flushed between runs; outputs re-checked after timing.\n\n");
+                "in this run.\n\n");
     Table table({"lattice", "MB moved", "copy GB/s", "kernel", "time (ms)", "cell updates/s", "GB/s", "% of copy",
                  "% of peak"});
     int failures = 0;
     for (int side : {1024, 4096, 16384}) {
         const size_t cells = (size_t)side * side;
         const double bytes = 2.0 * cells;
-        const std::vector<uint8_t> start = random_lattice(side, side, 0.25, seed + side);
+        const std::vector<uint8_t> start = random_lattice(side, side, 0.25, p.seed + side);
         const std::vector<uint8_t> ref = life_step_reference(start, side, side);
         DeviceBuffer<uint8_t> in(start), out(cells);
-        const double copy_gbs = gb_per_s(bytes, time_device_copy(cells).median_ms);
-        const std::string lattice = strf("%d^2", side);
-        for (Kernel k : kKernels) {
-            if (k == Kernel::single_block) {
-                table.row({lattice, strf("%.1f", bytes / 1e6), strf("%.0f", copy_gbs), kernel_name(k), "-", "-", "-",
-                           "-", strf("does not fit one block (%zu cells at most)", single_block_max_cells())});
+        const double copy_gbs = gb_per_s(bytes, time_device_copy(cells, cfg).median_ms);
+        for (const auto& s : kSteps) {
+            std::vector<std::string> row = {strf("%d^2", side), strf("%.1f", bytes / 1e6), strf("%.0f", copy_gbs),
+                                            s.name};
+            if (s.run == advance_single_block && cells > single_block_max_cells()) {
+                row.insert(row.end(), {"-", "-", "-", "-", strf("does not fit one block (%zu cells at most)",
+                                                                 single_block_max_cells())});
+                table.row(row);
                 continue;
             }
-            auto run = [&] {
-                if (k == Kernel::global) run_global(in.get(), out.get(), side, side);
-                else run_shared(in.get(), out.get(), side, side);
-            };
+            // One generation from `in` into `out`: the step swaps the pair, and swapping it back
+            // makes every timed run read `in` and write `out`.
             out.poison();
-            const Timing t = time_gpu(run);
+            const Timing t = time_gpu([&, s] {
+                s.run(in, out, side, side, 1, false);
+                std::swap(in, out);
+            }, cfg);
             const bool ok = out.download() == ref;  // re-checked after timing: a fast wrong kernel is no result
-            if (!ok) ++failures;
             const double gbs = gb_per_s(bytes, t.median_ms);
-            table.row({lattice, strf("%.1f", bytes / 1e6), strf("%.0f", copy_gbs), kernel_name(k),
-                       ok ? strf("%.4f", t.median_ms) : "FAILED check", ok ? rate(cells / (t.median_ms * 1e-3)) : "-",
-                       ok ? strf("%.0f", gbs) : "-", ok ? strf("%.1f", 100 * gbs / copy_gbs) : "-",
-                       ok ? strf("%.1f", 100 * gbs / dev.dram_gbs) : "-"});
+            failures += ok ? 0 : 1;
+            row.insert(row.end(), {ok ? strf("%.4f", t.median_ms) : "FAILED check",
+                                   ok ? rate(cells / (t.median_ms * 1e-3)) : "-", ok ? strf("%.0f", gbs) : "-",
+                                   ok ? strf("%.1f", 100 * gbs / copy_gbs) : "-",
+                                   ok ? strf("%.1f", 100 * gbs / dev.dram_gbs) : "-"});
+            table.row(row);
         }
     }
     table.print();
 
     std::printf("\nMany generations on lattices small enough for one block: what a launch costs.\n"
-                "global and shared launch once per generation, single_block once in all. Median of 20 runs.\n\n");
+                "global and shared launch once per generation, single_block once in all; timed as above.\n\n");
     Table small({"lattice", "generations", "kernel", "launches", "time (ms)", "us per generation", "cell updates/s",
                  "check"});
     const long long generations = 1000;
     for (int side : {64, 128}) {
         const size_t cells = (size_t)side * side;
-        const std::vector<uint8_t> start = random_lattice(side, side, 0.25, seed + side);
+        const std::vector<uint8_t> start = random_lattice(side, side, 0.25, p.seed + side);
         const std::vector<uint8_t> ref = life_reference(start, side, side, generations);
         DeviceBuffer<uint8_t> first(start), cur(cells), spare(cells);
-        for (Kernel k : kKernels) {
-            auto run = [&] {
+        for (const auto& s : kSteps) {
+            long long launches = 0;
+            const Timing t = time_gpu([&, s] {
                 CUDA_CHECK(cudaMemcpyAsync(cur.get(), first.get(), cells, cudaMemcpyDeviceToDevice));
-                advance(k, cur, spare, side, side, generations, false);
-            };
-            const Timing t = time_gpu(run);
+                launches = s.run(cur, spare, side, side, generations, false);
+            }, cfg);
             const bool ok = cur.download() == ref;
-            if (!ok) ++failures;
-            small.row({strf("%d^2", side), std::to_string(generations), kernel_name(k),
-                       k == Kernel::single_block ? "1" : std::to_string(generations), strf("%.3f", t.median_ms),
-                       strf("%.2f", t.median_ms * 1e3 / generations),
+            failures += ok ? 0 : 1;
+            small.row({strf("%d^2", side), std::to_string(generations), s.name, std::to_string(launches),
+                       strf("%.3f", t.median_ms), strf("%.2f", t.median_ms * 1e3 / generations),
                        rate((double)cells * generations / (t.median_ms * 1e-3)), ok ? "ok" : "FAILED"});
         }
     }
@@ -298,102 +186,94 @@ static int run_bench(uint64_t seed) {
 }
 
 int main(int argc, char** argv) {
-    Options opts(argc, argv, kUsage);
-    const std::string size_text = opts.text("--size", "160x120");
-    const long long generations = (long long)opts.size("--generations", 100, 0, (size_t)1 << 30);
-    const std::string kernel = opts.choice("--kernel", "all", {"all", "global", "single_block", "shared"});
-    const std::string pattern_arg = opts.text("--pattern", "");
-    const std::string at_text = opts.text("--at", "");
-    const double density = opts.real("--density", 0.25, 0.0, 1.0);
-    const uint64_t seed = opts.size("--seed", 1, 0);
-    const bool watch = opts.flag("--watch");
-    const double fps = opts.real("--fps", 10, 0.1, 1000);
-    const long long every = (long long)opts.size("--every", 1, 1, (size_t)1 << 30);
-    const std::string frames_dir = opts.text("--frames", "");
-    const std::string gif_path = opts.text("--gif", "");
-    int scale = opts.integer("--scale", 0, 1, 64);
-    const bool bench = opts.flag("--bench");
-    opts.finish();
+    Program p(argc, argv,
+              {"Conway's Game of Life on a torus, on the GPU",
+               "  --size WxH        lattice width x height in cells (default 160x120; sides 1 to 524288)\n"
+               "  --generations G   generations to run (default 100)\n"
+               "  --pattern P       start from a pattern instead of random cells: a file when P has a '/'\n"
+               "                    or ends in .rle or .cells, else a shipped one by name: glider, blinker,\n"
+               "                    toad, beacon, gosper_glider_gun, r_pentomino, acorn, diehard\n"
+               "  --at X,Y          put the pattern's top-left cell at (X, Y) (default: centred)\n"
+               "  --density D       random start: the chance that a cell is alive (default 0.25)\n"
+               "  --watch           live view in the terminal; stops after G generations or on Ctrl-C\n"
+               "  --fps F           frames per second of --watch and --gif (default 10)\n"
+               "  --every K         generations from one frame to the next (default 1)\n"
+               "  --frames DIR      write a PGM picture every K generations into DIR (made if missing)\n"
+               "  --gif FILE        write an animated GIF, a frame every K generations\n"
+               "  --scale S         pixels per cell in pictures (default: about 512 pixels a side)\n"
+               "                    (--watch, --frames and --gif run one kernel: shared unless --kernel says)\n",
+               step_names(kSteps), {}, "the two benchmark tables"});
+    const std::string size_text = p.text("--size", "160x120");
+    const long long generations = (long long)p.size("--generations", 100, 0, (size_t)1 << 30);
+    const std::string pattern_arg = p.text("--pattern", "");
+    const std::string at_text = p.text("--at", "");
+    const double density = p.real("--density", 0.25, 0.0, 1.0);
+    const bool watch = p.flag("--watch");
+    const double fps = p.real("--fps", 10, 0.1, 1000);
+    const long long every = (long long)p.size("--every", 1, 1, (size_t)1 << 30);
+    const std::string frames_dir = p.text("--frames", "");
+    const std::string gif_path = p.text("--gif", "");
+    int scale = p.integer("--scale", 0, 1, 64);
+    p.not_with_bench({"--size", "--generations", "--pattern", "--at", "--density", "--watch", "--fps", "--every",
+                      "--frames", "--gif", "--scale"});
+    p.finish();
+    auto refuse_unless_fine = [&](const char* name, const std::string& why) {
+        if (!why.empty()) p.fail(name, why);
+    };
 
-    int w = 0, h = 0;
-    parse_pair(opts, "--size", size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h);
-    const bool have_pattern = given(argc, argv, "--pattern");
-    if (have_pattern && pattern_arg.empty()) opts.fail("--pattern", "needs a file or a pattern name");
-    if (given(argc, argv, "--at") && !have_pattern) opts.fail("--at", "places a --pattern; give one");
+    if (p.bench) {
+        // 16384^2: on the host the start, its reference and the result; on the GPU the pair and
+        // the copy test's two buffers.
+        require_memory(p, "--bench", 3.0 * 16384 * 16384, 4.5 * 16384.0 * 16384.0);
+        return run_bench(p);
+    }
+    int w = 0, h = 0, x = -1, y = -1;
+    refuse_unless_fine("--size", read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h));
+    const bool have_pattern = p.given("--pattern");
+    if (p.given("--at") && !have_pattern) p.fail("--at", "places a --pattern; give one");
+    if (!at_text.empty()) refuse_unless_fine("--at", read_pair(at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y));
+    if (x >= w || y >= h) p.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
     for (const char* random_only : {"--density", "--seed"})
-        if (have_pattern && given(argc, argv, random_only))
-            opts.fail(random_only, "--density and --seed make a random start; leave them out with --pattern");
-    if (given(argc, argv, "--frames") && frames_dir.empty()) opts.fail("--frames", "needs a folder");
-    if (given(argc, argv, "--gif") && gif_path.empty()) opts.fail("--gif", "needs a file name");
+        if (have_pattern && p.given(random_only))
+            p.fail(random_only, "--density and --seed make a random start; leave them out with --pattern");
+    const bool writes_pictures = !frames_dir.empty() || !gif_path.empty();
+    if (scale == 0) scale = default_scale(w, h);
+    if (writes_pictures && ((long long)w * scale > kMaxImageSide || (long long)h * scale > kMaxImageSide))
+        p.fail(gif_path.empty() ? "--frames" : "--gif",
+               strf("a %dx%d lattice at %d pixel(s) per cell is over %d pixels a side; use a smaller --size or "
+                    "--scale", w, h, scale, kMaxImageSide));
+    if (!gif_path.empty()) refuse_unless_fine("--gif", why_not_writable_file(gif_path));
+    if (!frames_dir.empty()) refuse_unless_fine("--frames", why_not_writable_folder(frames_dir));
+    // Host: the start, the CPU reference and its working copy, the result downloaded (or a frame).
+    require_fits_in_host(p, "--size", 3.0 * w * h);
 
-    // The start: a pattern, or random cells.
-    std::vector<uint8_t> start;
-    std::string start_text;
-    int view_x = w / 2, view_y = h / 2;
+    // The start: a pattern (read only now that the lattice is known to fit), or random cells.
+    Start start{{}, strf("random, density %g, seed %llu", density, (unsigned long long)p.seed), w / 2, h / 2};
     if (have_pattern) {
-        int x = -1, y = -1;
-        if (!at_text.empty()) parse_pair(opts, "--at", at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y);
-        if (x >= w || y >= h)
-            opts.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
         try {
-            const Pattern p = load_pattern(pattern_arg);
-            start = place_pattern(p, w, h, x, y);
-            const int px = x < 0 ? (w - p.width) / 2 : x, py = y < 0 ? (h - p.height) / 2 : y;
-            view_x = (px + p.width / 2) % w, view_y = (py + p.height / 2) % h;
-            start_text = strf("pattern %s (%s, %dx%d) at (%d, %d)", p.name.c_str(), p.source.c_str(), p.width,
-                              p.height, px, py);
+            start = pattern_start(pattern_arg, w, h, x, y);
         } catch (const PatternError& e) {
-            bad_input(opts.program(), e.what());
-        } catch (const std::bad_alloc&) {  // a header such as x = 500000, y = 500000
-            bad_input(opts.program(), pattern_arg + ": the pattern is too large to hold in memory");
+            p.fail("--pattern", e.what());
         }
     }
 
-    const bool show = watch || !frames_dir.empty() || !gif_path.empty();
-    if (scale == 0) scale = default_scale(w, h);
-    if (show && (!frames_dir.empty() || !gif_path.empty()) &&
-        ((long long)w * scale > kMaxImageSide || (long long)h * scale > kMaxImageSide))
-        opts.fail(gif_path.empty() ? "--frames" : "--gif",
-                  strf("a %dx%d lattice at %d pixel(s) per cell is over %d pixels a side; use a smaller --size or "
-                       "--scale", w, h, scale, kMaxImageSide));
+    require_gpu(p.program().c_str());
+    require_fits_in_gpu(p, "--size", 2.0 * w * h + (1 << 20));
+    if (p.kernel == "single_block" && (size_t)w * h > single_block_max_cells())
+        p.fail("--kernel", strf("single_block keeps the lattice in one block's shared memory: at most %zu "
+                                "cells on this GPU, and %dx%d is %zu (use global or shared)",
+                                single_block_max_cells(), w, h, (size_t)w * h));
+    if (!have_pattern) start.cells = random_lattice(w, h, density, p.seed);
+    if (!watch && !writes_pictures) return run(p, w, h, generations, start);
 
-    require_gpu(opts.program().c_str());
-    if (bench) {
-        require_fits_in_gpu(opts, "--bench", 4.5 * 16384.0 * 16384.0);
-        return run_bench(seed);
-    }
-    require_fits_in_gpu(opts, "--size", 2.0 * w * h + (1 << 20));
-    if (kernel == "single_block" && (size_t)w * h > single_block_max_cells())
-        opts.fail("--kernel", strf("single_block keeps the lattice in one block's shared memory: at most %zu "
-                                   "cells on this GPU, and %dx%d is %zu (use global or shared)",
-                                   single_block_max_cells(), w, h, (size_t)w * h));
-    if (!have_pattern) {
-        start = random_lattice(w, h, density, seed);
-        start_text = strf("random, density %g, seed %llu", density, (unsigned long long)seed);
-    }
-    if (!show) return run_steps(kernel, w, h, generations, start, start_text);
-
-    if (!frames_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(frames_dir, ec);
-        if (ec || !std::filesystem::is_directory(frames_dir))
-            opts.fail("--frames", "cannot create the folder '" + frames_dir + "' (" + ec.message() + ")");
-    }
-    Show s;
-    s.kernel = kernel == "global" ? Kernel::global : kernel == "single_block" ? Kernel::single_block : Kernel::shared;
-    s.every = every;
-    s.fps = fps;
-    s.watch = watch;
-    s.frames_dir = frames_dir;
-    s.gif_path = gif_path;
-    s.scale = scale;
-    s.view_x = view_x;
-    s.view_y = view_y;
-    std::printf("start: %s\n", start_text.c_str());
+    const std::string shown = p.kernel == "all" ? "shared" : p.kernel;  // one kernel shows the run
+    const auto& step = *std::find_if(std::begin(kSteps), std::end(kSteps), [&](auto& s) { return shown == s.name; });
+    std::printf("start: %s\n", start.description.c_str());
     try {
-        return run_show(s, w, h, generations, start);
+        RunPictures pictures(gif_path, frames_dir, w, h, scale, fps);
+        return run_show({step, every, fps, watch}, pictures, w, h, generations, start);
     } catch (const std::runtime_error& e) {  // a picture could not be written
-        std::fprintf(stderr, "%s: error: %s\n", opts.program().c_str(), e.what());
+        std::fprintf(stderr, "%s: error: %s\n", p.program().c_str(), e.what());
         return kExitBadInput;
     }
 }

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 
 #include "game_of_life.h"
+#include "options.h"  // Options::printable: bytes safe to echo
 
 namespace fs = std::filesystem;
 
@@ -19,10 +21,17 @@ namespace {
     throw PatternError(source + ":" + std::to_string(line) + ": " + problem);
 }
 
+// Text from a file or the command line, safe to echo in one line (a file's path is shown whole).
+std::string shown(const std::string& s) { return Options::printable(s); }
+std::string shown_path(const fs::path& p) { return Options::printable(p.string(), SIZE_MAX); }
+// A character for a message, quoted: itself when printable, else \xNN.
+std::string shown(char c) { return "'" + shown(std::string(1, c)) + "'"; }
+
 std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> lines;
     std::string line;
-    std::istringstream in(text);
+    const bool bom = text.rfind("\xEF\xBB\xBF", 0) == 0;  // a UTF-8 byte-order mark, as some editors write
+    std::istringstream in(bom ? text.substr(3) : text);
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
         lines.push_back(line);
@@ -44,20 +53,12 @@ std::string lower(std::string s) {
     return s;
 }
 
-// A character for a message: itself when printable, else its code.
-std::string shown(char c) {
-    if (std::isprint((unsigned char)c)) return std::string("'") + c + "'";
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%02X", (unsigned)(unsigned char)c);
-    return buf;
-}
-
 std::string stem_of(const std::string& source) { return fs::path(source).stem().string(); }
 
 // A side length from an RLE header: digits only, 1 .. kMaxSide.
 int parse_side(const std::string& source, size_t line, const std::string& key, const std::string& value) {
     if (value.empty() || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        fail(source, line, key + " = '" + value + "' is not a whole number");
+        fail(source, line, key + " = '" + shown(value) + "' is not a whole number");
     if (value.size() > 7 || std::stol(value) > kMaxSide)
         fail(source, line, key + " = " + value + " is larger than " + std::to_string(kMaxSide));
     const int v = std::stoi(value);
@@ -65,9 +66,17 @@ int parse_side(const std::string& source, size_t line, const std::string& key, c
     return v;
 }
 
+// Checked before a pattern's cells are stored, and again when it is placed.
+void check_fits(const Pattern& p, int width, int height) {
+    if (p.width > width || p.height > height)
+        fail(p.source, p.line, "the pattern is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
+                                   " cells, larger than the " + std::to_string(width) + "x" + std::to_string(height) +
+                                   " lattice (use a larger --size)");
+}
+
 }  // namespace
 
-Pattern parse_rle(const std::string& text, const std::string& source) {
+Pattern parse_rle(const std::string& text, const std::string& source, int max_width, int max_height) {
     const std::vector<std::string> lines = split_lines(text);
     Pattern p;
     p.source = source;
@@ -90,7 +99,7 @@ Pattern parse_rle(const std::string& text, const std::string& source) {
     while (std::getline(fields, field, ',')) {
         const size_t eq = field.find('=');
         if (eq == std::string::npos)
-            fail(source, header_line, "header field '" + trim(field) + "' is not 'name = value' (expected 'x = 3, y = 3, rule = B3/S23')");
+            fail(source, header_line, "header field '" + shown(trim(field)) + "' is not 'name = value' (expected 'x = 3, y = 3, rule = B3/S23')");
         const std::string key = lower(trim(field.substr(0, eq))), value = trim(field.substr(eq + 1));
         if (key == "x" || key == "y") {
             bool& have = key == "x" ? have_x : have_y;
@@ -102,14 +111,15 @@ Pattern parse_rle(const std::string& text, const std::string& source) {
             for (char c : value)
                 if (!is_space(c)) rule += (char)std::toupper((unsigned char)c);
             if (rule != "B3/S23" && rule != "S23/B3" && rule != "23/3")
-                fail(source, header_line, "rule '" + value + "' is not supported: this program runs Conway's Life, B3/S23");
+                fail(source, header_line, "rule '" + shown(value) + "' is not supported: this program runs Conway's Life, B3/S23");
         } else {
-            fail(source, header_line, "unknown header field '" + trim(field.substr(0, eq)) + "' (expected x, y and rule)");
+            fail(source, header_line, "unknown header field '" + shown(trim(field.substr(0, eq))) + "' (expected x, y and rule)");
         }
     }
     if (!have_x || !have_y)
-        fail(source, header_line, "the header needs both x and y, e.g. 'x = 3, y = 3, rule = B3/S23' (got '" + trim(lines[i]) + "')");
+        fail(source, header_line, "the header needs both x and y, e.g. 'x = 3, y = 3, rule = B3/S23' (got '" + shown(trim(lines[i])) + "')");
     p.line = (int)header_line;
+    check_fits(p, max_width, max_height);
     p.cells.assign((size_t)p.width * p.height, 0);
 
     // The runs: <count><tag>, whitespace and line breaks allowed between runs, not inside one.
@@ -157,7 +167,7 @@ Pattern parse_rle(const std::string& text, const std::string& source) {
     return p;
 }
 
-Pattern parse_cells(const std::string& text, const std::string& source) {
+Pattern parse_cells(const std::string& text, const std::string& source, int max_width, int max_height) {
     const std::vector<std::string> lines = split_lines(text);
     Pattern p;
     p.source = source;
@@ -184,6 +194,7 @@ Pattern parse_cells(const std::string& text, const std::string& source) {
     if ((int)rows.size() > kMaxSide) fail(source, lines.size(), "more than " + std::to_string(kMaxSide) + " rows");
     p.height = (int)rows.size();
     for (const auto& r : rows) p.width = std::max(p.width, (int)r.size());
+    check_fits(p, max_width, max_height);
     p.cells.assign((size_t)p.width * p.height, 0);
     for (int y = 0; y < p.height; ++y)
         for (size_t x = 0; x < rows[y].size(); ++x) p.cells[(size_t)y * p.width + x] = rows[y][x] != '.';
@@ -226,41 +237,49 @@ std::vector<std::string> shipped_pattern_names() {
     return names;
 }
 
-Pattern load_pattern(const std::string& path_or_name) {
+bool names_a_file(const std::string& path_or_name) {
+    const std::string ext = lower(fs::path(path_or_name).extension().string());
+    return path_or_name.find('/') != std::string::npos || ext == ".rle" || ext == ".cells";
+}
+
+Pattern load_pattern(const std::string& path_or_name, int max_width, int max_height) {
     std::error_code ec;
     fs::path path = path_or_name;
-    if (!fs::exists(path, ec) && path_or_name.find('/') == std::string::npos) {
-        // Not a file here: a shipped pattern's name?
+    const std::string quoted = "'" + shown_path(path_or_name) + "'";
+    if (!names_a_file(path_or_name)) {  // a shipped pattern's name
         const std::string dir = patterns_dir();
-        for (const char* ext : {".rle", ".cells", ""})
-            if (!dir.empty() && fs::is_regular_file(fs::path(dir) / (path_or_name + ext), ec)) {
-                path = fs::path(dir) / (path_or_name + ext);
-                break;
-            }
-        if (!fs::exists(path, ec)) {
+        path.clear();
+        for (const char* ext : {".rle", ".cells"})
+            if (!dir.empty() && fs::is_regular_file(fs::path(dir) / (path_or_name + ext), ec)) path = fs::path(dir) / (path_or_name + ext);
+        if (path.empty()) {
             std::string list;
             for (const auto& n : shipped_pattern_names()) list += (list.empty() ? "" : ", ") + n;
-            throw PatternError("'" + path_or_name + "': no such file, and no shipped pattern of that name (shipped: " +
-                               (list.empty() ? "none found" : list) + ")");
+            throw PatternError(quoted + ": no shipped pattern of that name (shipped: " + (list.empty() ? "none found" : list) +
+                               "); a file's name ends in .rle or .cells");
         }
     }
-    if (!fs::is_regular_file(path, ec)) throw PatternError(path_or_name + ": not a file");
+    if (!fs::exists(path, ec)) throw PatternError(quoted + ": no such file");
+    if (fs::is_directory(path, ec)) throw PatternError(quoted + ": a folder, not a pattern file");
+    if (!fs::is_regular_file(path, ec)) throw PatternError(quoted + ": not a regular file");
     const std::string ext = lower(path.extension().string());
     if (ext != ".rle" && ext != ".cells")
-        throw PatternError(path_or_name + ": unknown pattern format '" + path.extension().string() + "' (use a .rle or .cells file)");
+        throw PatternError(quoted + ": unknown pattern format '" + shown(path.extension().string()) + "' (use a .rle or .cells file)");
+    // A .cells file of the largest pattern that fits has a byte per cell and a line break per row.
+    const uintmax_t bytes = fs::file_size(path, ec);
+    if (!ec && (double)bytes > ((double)max_width + 2) * max_height + (1 << 20))
+        throw PatternError(quoted + ": " + std::to_string(bytes / 1000000) + " MB, more than a pattern for a " +
+                           std::to_string(max_width) + "x" + std::to_string(max_height) + " lattice can need");
     std::ifstream in(path, std::ios::binary);
-    if (!in.is_open()) throw PatternError(path_or_name + ": cannot be opened");
+    if (!in.is_open()) throw PatternError(quoted + ": cannot be opened");
     std::ostringstream text;
     if (in.peek() != std::ifstream::traits_type::eof()) text << in.rdbuf();
-    const std::string source = path.string();
-    return ext == ".rle" ? parse_rle(text.str(), source) : parse_cells(text.str(), source);
+    const std::string source = shown_path(path);
+    return ext == ".rle" ? parse_rle(text.str(), source, max_width, max_height)
+                         : parse_cells(text.str(), source, max_width, max_height);
 }
 
 std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int x, int y) {
-    if (p.width > width || p.height > height)
-        fail(p.source, p.line, "the pattern is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   " cells, larger than the " + std::to_string(width) + "x" + std::to_string(height) +
-                                   " lattice (use a larger --size)");
+    check_fits(p, width, height);
     if (x < 0) x = (width - p.width) / 2;
     if (y < 0) y = (height - p.height) / 2;
     std::vector<uint8_t> cells((size_t)width * height, 0);
@@ -271,4 +290,36 @@ std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int 
                 cells[(size_t)cy * width + cx] = 1;
             }
     return cells;
+}
+
+Start pattern_start(const std::string& path_or_name, int width, int height, int x, int y) {
+    const Pattern p = load_pattern(path_or_name, width, height);
+    if (x < 0) x = (width - p.width) / 2;
+    if (y < 0) y = (height - p.height) / 2;
+    char text[80];
+    std::snprintf(text, sizeof text, ", %dx%d) at (%d, %d)", p.width, p.height, x, y);
+    return {place_pattern(p, width, height, x, y), "pattern " + p.name + " (" + p.source + text,
+            (x + p.width / 2) % width, (y + p.height / 2) % height};
+}
+
+std::string read_pair(const std::string& text, char sep, const std::string& form, int lo, int hi, int& a, int& b) {
+    const size_t at = text.find(sep);
+    const std::string parts[2] = {text.substr(0, at), at == std::string::npos ? "" : text.substr(at + 1)};
+    unsigned long long v[2];
+    for (int i = 0; i < 2; ++i) {
+        if (at == std::string::npos || parts[i].empty() || parts[i].find_first_not_of("0123456789") != std::string::npos)
+            return text.find('-') != std::string::npos ? "'" + shown(text) + "' has a negative number"
+                                                       : "expected " + form + " in whole numbers (got '" + shown(text) + "')";
+        const size_t digits = parts[i].find_first_not_of('0');
+        const std::string d = digits == std::string::npos ? "0" : parts[i].substr(digits);
+        v[i] = d.size() > 18 ? ~0ull : std::stoull(d);  // more than 18 digits: larger than any side
+    }
+    for (int i = 0; i < 2; ++i) {
+        if (v[i] < (unsigned long long)lo)
+            return "each number must be at least " + std::to_string(lo) + " (got " + text + ")";
+        if (v[i] > (unsigned long long)hi)
+            return "'" + shown(parts[i]) + "' is too large: each number must be at most " + std::to_string(hi) + " (got " + shown(text) + ")";
+    }
+    a = (int)v[0], b = (int)v[1];
+    return "";
 }

@@ -10,13 +10,18 @@
 //            .O.                          one text line per row: . dead, O alive
 //            ..O
 //            OOO
-// Every problem is a PatternError whose message is "file:line: what is wrong", one line.
+// A UTF-8 byte-order mark at the start of a file is skipped. Every problem is a PatternError
+// whose message is "file:line: what is wrong", one line, with control and non-ASCII bytes shown
+// as \xNN. A pattern is checked against the lattice it is for (max_width x max_height) as soon
+// as its size is known, before its cells are stored: a short file cannot ask for gigabytes.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "game_of_life.h"  // kMaxSide
 
 struct PatternError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -32,11 +37,16 @@ struct Pattern {
 };
 
 // Parse the text of a file; `source` names it in error messages.
-Pattern parse_rle(const std::string& text, const std::string& source);
-Pattern parse_cells(const std::string& text, const std::string& source);
+Pattern parse_rle(const std::string& text, const std::string& source, int max_width = kMaxSide,
+                  int max_height = kMaxSide);
+Pattern parse_cells(const std::string& text, const std::string& source, int max_width = kMaxSide,
+                    int max_height = kMaxSide);
 
-// A .rle or .cells file (by its extension), or the name of a shipped pattern ("glider").
-Pattern load_pattern(const std::string& path_or_name);
+// A file or the name of a shipped pattern. P is a file when it contains a '/' or ends in .rle or
+// .cells (any case), and the name of a shipped pattern ("glider") otherwise, so that a folder or
+// file called "glider" in the current directory never hides the shipped one.
+bool names_a_file(const std::string& path_or_name);
+Pattern load_pattern(const std::string& path_or_name, int max_width = kMaxSide, int max_height = kMaxSide);
 
 // The folder of shipped patterns (03_game_of_life/patterns), found from this source file's own
 // path or from the program's location; "" when neither leads to it.
@@ -48,3 +58,18 @@ std::vector<std::string> shipped_pattern_names();
 // torus; centred when x and y are negative. A pattern larger than the lattice is a
 // PatternError ("file:line: ...").
 std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int x = -1, int y = -1);
+
+// The start of a run: a lattice, what it is ("pattern Glider (glider.rle, 3x3) at (78, 58)" or
+// "random, ..."), and the cell a view of it is centred on.
+struct Start {
+    std::vector<uint8_t> cells;
+    std::string description;
+    int centre_x = 0, centre_y = 0;
+};
+// A file or shipped pattern (load_pattern) placed as place_pattern places it.
+Start pattern_start(const std::string& path_or_name, int width, int height, int x = -1, int y = -1);
+
+// ---- The lattice's options: --size WxH and --at X,Y ---------------------------------------------
+// Two whole numbers from lo to hi separated by `sep` ("640x480", "10,20"; `form` shows the
+// shape in messages) into a and b. Returns "" or the problem, for the caller to blame on its option.
+std::string read_pair(const std::string& text, char sep, const std::string& form, int lo, int hi, int& a, int& b);

@@ -3,16 +3,23 @@
 #include "pictures.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
+#include <fcntl.h>
 #include <gif_lib.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "options.h"  // Options::printable
 
 // ---- Text ------------------------------------------------------------------------------------
 std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int height, size_t pitch) {
@@ -31,6 +38,52 @@ std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int h
 
 // ---- Pictures --------------------------------------------------------------------------------
 int default_scale(int width, int height) { return std::max(1, std::min(8, 512 / std::max(width, height))); }
+
+static std::string quoted(const std::string& path) { return "'" + Options::printable(path, SIZE_MAX) + "'"; }
+static std::string parent_of(const std::string& path) {
+    const size_t slash = path.find_last_of('/', path.find_last_not_of('/'));
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+static bool is_folder(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string why_not_writable_file(const std::string& path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return quoted(path) + " is a folder; give a file name such as life.gif";
+        if (!S_ISREG(st.st_mode)) return quoted(path) + " is not a regular file";
+        const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK);  // no O_TRUNC: left as it is
+        if (fd < 0) return quoted(path) + " cannot be written (" + std::strerror(errno) + ")";
+        close(fd);
+        return "";
+    }
+    if (!is_folder(parent_of(path))) return "the folder " + quoted(parent_of(path)) + " does not exist";
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) return quoted(path) + " cannot be created (" + std::strerror(errno) + ")";
+    close(fd);
+    unlink(path.c_str());
+    return "";
+}
+
+std::string why_not_writable_folder(const std::string& dir) {
+    struct stat st;
+    if (stat(dir.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return quoted(dir) + " is a file, not a folder";
+        std::string probe = dir + "/.life_probe_XXXXXX";
+        const int fd = mkstemp(&probe[0]);
+        if (fd < 0) return "cannot write into " + quoted(dir) + " (" + std::strerror(errno) + ")";
+        close(fd);
+        unlink(probe.c_str());
+        return "";
+    }
+    if (!is_folder(parent_of(dir)))
+        return "the folder " + quoted(parent_of(dir)) + " does not exist (only the last folder of the path is made)";
+    if (mkdir(dir.c_str(), 0755) != 0) return "cannot make the folder " + quoted(dir) + " (" + std::strerror(errno) + ")";
+    rmdir(dir.c_str());
+    return "";
+}
 
 void write_pgm(const std::string& path, const uint8_t* cells, int width, int height, int scale) {
     std::ofstream out(path, std::ios::binary);
@@ -136,6 +189,37 @@ void GifWriter::close() {
     if (rc == GIF_ERROR) throw std::runtime_error(path_ + ": closing the GIF failed (" + GifErrorString(error) + ")");
 }
 
+// ---- The pictures of a run ------------------------------------------------------------------------
+RunPictures::RunPictures(const std::string& gif_path, const std::string& frames_dir, int width, int height, int scale,
+                         double fps)
+    : gif_path_(gif_path), frames_dir_(frames_dir), width_(width), height_(height), scale_(scale) {
+    if (!frames_dir_.empty() && mkdir(frames_dir_.c_str(), 0755) != 0 && errno != EEXIST)
+        throw std::runtime_error("cannot make the folder " + quoted(frames_dir_) + " (" + std::strerror(errno) + ")");
+    if (!gif_path_.empty())  // delays in hundredths of a second; browsers play one under 2 as 10
+        gif_ = std::make_unique<GifWriter>(gif_path_, width, height, scale, std::max(2, (int)std::lround(100.0 / fps)));
+}
+
+void RunPictures::add(const uint8_t* cells, long long generation) {
+    if (gif_) gif_->add_frame(cells);
+    if (frames_dir_.empty()) return;
+    char name[32];
+    std::snprintf(name, sizeof name, "/gen_%06lld.pgm", generation);
+    write_pgm(frames_dir_ + name, cells, width_, height_, scale_);
+    ++pgm_count_;
+}
+
+void RunPictures::finish() {
+    if (gif_) {
+        gif_->close();
+        struct stat st;
+        std::printf("wrote %s: %d frames of %dx%d pixels, %.1f KB\n", gif_path_.c_str(), gif_->frames(),
+                    width_ * scale_, height_ * scale_, stat(gif_path_.c_str(), &st) == 0 ? st.st_size / 1024.0 : 0.0);
+    }
+    if (!frames_dir_.empty())
+        std::printf("wrote %d PGM frames of %dx%d pixels to %s/\n", pgm_count_, width_ * scale_, height_ * scale_,
+                    frames_dir_.c_str());
+}
+
 // ---- The terminal ------------------------------------------------------------------------------
 namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -165,7 +249,9 @@ void on_signal(int) {
 }
 }  // namespace
 
-TerminalView::TerminalView() {
+TerminalView::TerminalView(double fps)
+    : period_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps))),
+      deadline_(Clock::now() + period_) {
     interactive_ = isatty(STDOUT_FILENO) == 1;
     g_interrupted = 0;
     struct sigaction sa;
@@ -201,7 +287,25 @@ void TerminalView::size(int& columns, int& rows) const {
     }
 }
 
-void TerminalView::show(const std::vector<std::string>& lines) {
+TerminalView::Window TerminalView::window(int width, int height, int cx, int cy) const {
+    int columns = 0, rows = 0;
+    size(columns, rows);
+    // One status line, and a free last line so that the frame never scrolls the screen.
+    const int vw = std::min(width, columns), vh = std::min(height, 2 * std::max(1, rows - 2));
+    return {std::clamp(cx - vw / 2, 0, width - vw), std::clamp(cy - vh / 2, 0, height - vh), vw, vh};
+}
+
+void TerminalView::show(std::string status, const uint8_t* cells, const Window& win, int width, int height) {
+    std::vector<std::string> lines = half_block_lines(cells, win.width, win.height, win.width);
+    if (win.width < width || win.height < height)
+        status += "  view x " + std::to_string(win.x0) + "-" + std::to_string(win.x0 + win.width - 1) + " y " +
+                  std::to_string(win.y0) + "-" + std::to_string(win.y0 + win.height - 1);
+    if (interactive_) {
+        int columns = 0, rows = 0;
+        size(columns, rows);
+        status = (status + "  (Ctrl-C quits)").substr(0, std::max(columns, 1));
+    }
+    lines.insert(lines.begin(), status);
     std::string out;
     if (interactive_) out += "\x1b[H";  // cursor home: draw over the last frame
     for (const auto& l : lines) {
@@ -213,6 +317,12 @@ void TerminalView::show(const std::vector<std::string>& lines) {
     else out += '\n';
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
+}
+
+void TerminalView::pace() {
+    while (Clock::now() < deadline_ && !interrupted())
+        std::this_thread::sleep_for(std::min<Clock::duration>(deadline_ - Clock::now(), std::chrono::milliseconds(20)));
+    deadline_ = std::max(deadline_ + period_, Clock::now());
 }
 
 bool TerminalView::interrupted() { return g_interrupted != 0; }

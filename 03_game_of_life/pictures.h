@@ -2,8 +2,10 @@
 // Unicode half blocks for a live terminal view, PGM frames, and animated GIFs through giflib.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,14 @@ std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int h
 constexpr int kMaxImageSide = 8192;
 // Pixels per cell so that the longer side is about 512 pixels (1 to 8).
 int default_scale(int width, int height);
+
+// Checked before the run, so that a path that cannot work is refused at once: "" when pictures
+// can be written there, else why not (one phrase). Nothing is left behind: a file or folder
+// made to find out is removed again.
+// --gif: a regular file that can be written, or one that can be created.
+std::string why_not_writable_file(const std::string& path);
+// --frames: an existing folder that takes new files, or one that can be made (its parent must exist).
+std::string why_not_writable_folder(const std::string& dir);
 
 // A binary PGM (P5): live cells white, dead cells black. Throws std::runtime_error("path: why").
 void write_pgm(const std::string& path, const uint8_t* cells, int width, int height, int scale);
@@ -40,22 +50,49 @@ private:
     std::vector<uint8_t> previous_;
 };
 
+// The pictures a run writes: a GIF (--gif) and PGM files gen_NNNNNN.pgm in a folder (--frames,
+// made here if missing); either path may be "". Errors throw std::runtime_error("path: why").
+class RunPictures {
+public:
+    RunPictures(const std::string& gif_path, const std::string& frames_dir, int width, int height, int scale, double fps);
+    bool wanted() const { return gif_ || !frames_dir_.empty(); }
+    void add(const uint8_t* cells, long long generation);  // width * height cells
+    void finish();  // closes the GIF, and prints one line per kind of picture written
+
+private:
+    std::unique_ptr<GifWriter> gif_;
+    std::string gif_path_, frames_dir_;
+    int width_, height_, scale_;
+    int pgm_count_ = 0;
+};
+
 // The terminal during --watch: the alternate screen and a hidden cursor while it lives (only
 // when standard output is a terminal), and Ctrl-C caught so that the program can stop cleanly.
 // Both are undone when it is destroyed, at exit(), and on a second Ctrl-C.
 class TerminalView {
 public:
-    TerminalView();
+    explicit TerminalView(double fps);  // frames per second, kept by pace()
     ~TerminalView();
     TerminalView(const TerminalView&) = delete;
     TerminalView& operator=(const TerminalView&) = delete;
     bool interactive() const { return interactive_; }
-    // Columns and rows of the terminal (80 x 24 when it is not one).
-    void size(int& columns, int& rows) const;
-    // Shows a frame: redrawn in place on a terminal, printed one after another otherwise.
-    void show(const std::vector<std::string>& lines);
+    // The part of a width x height lattice that the terminal shows under a status line (two
+    // cells a character, one above the other), centred on (cx, cy) and kept inside the lattice.
+    struct Window {
+        int x0, y0, width, height;
+    };
+    Window window(int width, int height, int cx, int cy) const;
+    // Shows a frame: the status line and the window's cells (row y at cells + y * win.width) of
+    // a width x height lattice; redrawn in place on a terminal, printed one after another otherwise.
+    void show(std::string status, const uint8_t* cells, const Window& win, int width, int height);
+    // Waits until the next frame is due, in short naps so that Ctrl-C is quick.
+    void pace();
     static bool interrupted();  // Ctrl-C (or SIGTERM) since the view opened
 
 private:
+    using Clock = std::chrono::steady_clock;
+    void size(int& columns, int& rows) const;  // of the terminal (80 x 24 when it is not one)
     bool interactive_ = false;
+    Clock::duration period_;
+    Clock::time_point deadline_;
 };

@@ -1,5 +1,6 @@
-// 03_game_of_life/tests.cpp: one group of test cases per step, named "step N kernel: ...", and
-// host tests of the CPU reference, the pattern readers and the pictures.
+// 03_game_of_life/tests.cpp: the cases every step must pass, registered once for all (STEP_CASES),
+// then each step's own, named "step N kernel: ..."; host tests of the CPU reference, the pattern
+// readers, the options' parsing and the pictures.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -45,76 +46,66 @@ std::string picture(const std::vector<uint8_t>& cells, int w, int h) {
     return s;
 }
 
-std::string mismatch(const std::vector<uint8_t>& got, const std::vector<uint8_t>& ref, int w) {
-    if (got.size() != ref.size()) return "sizes differ";
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < ref.size(); ++i)
-        if (got[i] != ref[i] && bad++ == 0) first = i;
-    if (bad == 0) return "all cells match";
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%zu of %zu cells differ; first at (%zu, %zu): got %d, expected %d", bad,
-                  ref.size(), first % w, first / w, got[first], ref[first]);
-    return buf;
-}
-
 #define CHECK_LATTICE(got, ref, w, h)                                                              \
     do {                                                                                           \
         const auto& check_got_ = (got);                                                            \
         const auto& check_ref_ = (ref);                                                            \
-        INFO(mismatch(check_got_, check_ref_, (w)));                                               \
+        INFO(lattice_difference(check_got_, check_ref_, (w)));                                     \
         if (check_got_ != check_ref_)                                                              \
             INFO("got:" << picture(check_got_, (w), (h)) << "expected:" << picture(check_ref_, (w), (h))); \
         CHECK(check_got_ == check_ref_);                                                           \
     } while (0)
 
-// Runs `generations` generations of kernel k on the GPU (every output poisoned before each launch).
-std::vector<uint8_t> on_gpu(Kernel k, const std::vector<uint8_t>& start, int w, int h, long long generations) {
+using LifeStep = Step<AdvanceFn>;
+
+// Runs `generations` generations of a step on the GPU (every output poisoned before each launch).
+std::vector<uint8_t> on_gpu(const LifeStep& s, const std::vector<uint8_t>& start, int w, int h, long long generations) {
     DeviceBuffer<uint8_t> cur(start), spare(start.size());
-    REQUIRE(advance(k, cur, spare, w, h, generations, true));
+    REQUIRE(s.run(cur, spare, w, h, generations, true) >= 0);
     return cur.download();
 }
 
 // ---- Checks shared by the three steps -------------------------------------------------------------
-void check_still_lifes(Kernel k) {
+void check_still_lifes(const LifeStep& step) {
     // Placed in the middle, and across the right and bottom edges (the torus wraps them).
     for (const char* shape : {kBlock, kBeehive})
         for (int at : {3, 9}) {
             CAPTURE(shape);
             CAPTURE(at);
             const auto start = lattice_with(shape, 11, 10, at, at);
-            CHECK_LATTICE(on_gpu(k, start, 11, 10, 1), start, 11, 10);
-            CHECK_LATTICE(on_gpu(k, start, 11, 10, 7), start, 11, 10);
+            CHECK_LATTICE(on_gpu(step, start, 11, 10, 1), start, 11, 10);
+            CHECK_LATTICE(on_gpu(step, start, 11, 10, 7), start, 11, 10);
         }
 }
 
-void check_oscillators(Kernel k) {
+void check_oscillators(const LifeStep& step) {
     for (const char* shape : {kBlinker, kToad})
         for (auto [w, h, at] : {std::tuple{9, 7, 2}, std::tuple{9, 7, 7}, std::tuple{200, 40, 126}}) {
             CAPTURE(shape);
             CAPTURE(w);
             CAPTURE(at);
             const auto start = lattice_with(shape, w, h, at, at % h);
-            const auto one = on_gpu(k, start, w, h, 1);
+            const auto one = on_gpu(step, start, w, h, 1);
             CHECK(one != start);  // it does oscillate
             CHECK_LATTICE(one, life_step_reference(start, w, h), w, h);
-            CHECK_LATTICE(on_gpu(k, start, w, h, 2), start, w, h);
-            CHECK_LATTICE(on_gpu(k, start, w, h, 10), start, w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, 2), start, w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, 10), start, w, h);
         }
 }
 
-void check_glider(Kernel k, std::initializer_list<int> sizes) {
+void check_glider(const LifeStep& step, std::initializer_list<int> sizes) {
     for (int n : sizes) {
         CAPTURE(n);
         const auto start = lattice_with(kGlider, n, n, 2, 5);
-        CHECK_LATTICE(on_gpu(k, start, n, n, 4), lattice_with(kGlider, n, n, 3, 6), n, n);
-        CHECK_LATTICE(on_gpu(k, start, n, n, 4 * 5), lattice_with(kGlider, n, n, 7, 10), n, n);
+        CHECK_LATTICE(on_gpu(step, start, n, n, 4), lattice_with(kGlider, n, n, 3, 6), n, n);
+        CHECK_LATTICE(on_gpu(step, start, n, n, 4 * 5), lattice_with(kGlider, n, n, 7, 10), n, n);
         // (N, N) later it is back where it started, having crossed both edges of the torus.
-        CHECK_LATTICE(on_gpu(k, start, n, n, 4 * n), start, n, n);
+        CHECK_LATTICE(on_gpu(step, start, n, n, 4 * n), start, n, n);
     }
 }
 
 // Random lattices at two densities (a 1 x 1 lattice needs a live start to mean much).
-void check_random(Kernel k, int w, int h, long long generations, int seeds) {
+void check_random(const LifeStep& step, int w, int h, long long generations, int seeds) {
     for (int seed = 1; seed <= seeds; ++seed)
         for (double density : {0.25, 0.6}) {
             CAPTURE(w);
@@ -123,7 +114,7 @@ void check_random(Kernel k, int w, int h, long long generations, int seeds) {
             CAPTURE(density);
             const auto start = random_lattice(w, h, density, seed * 7919 + w * 31 + h);
             const auto ref = life_reference(start, w, h, generations);
-            CHECK_LATTICE(on_gpu(k, start, w, h, generations), ref, w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, generations), ref, w, h);
         }
 }
 
@@ -131,19 +122,19 @@ void check_random(Kernel k, int w, int h, long long generations, int seeds) {
 const int kOddSizes[][2] = {{97, 61}, {1, 1}, {1, 33}, {33, 1}};
 const int kMoreSizes[][2] = {{1, 2}, {2, 1}, {2, 2}, {3, 1}, {1, 3}, {3, 3}, {5, 2}, {31, 17}, {129, 7}, {7, 129}, {260, 35}};
 
-void check_odd_sizes(Kernel k) {
-    for (const auto& s : kOddSizes) check_random(k, s[0], s[1], 100, 2);
-    for (const auto& s : kMoreSizes) check_random(k, s[0], s[1], 30, 1);
+void check_odd_sizes(const LifeStep& step) {
+    for (const auto& s : kOddSizes) check_random(step, s[0], s[1], 100, 2);
+    for (const auto& s : kMoreSizes) check_random(step, s[0], s[1], 30, 1);
 }
 
-void check_large_random(Kernel k) {
+void check_large_random(const LifeStep& step) {
     const int n = 1000;
     const auto start = random_lattice(n, n, 0.25, 1000);
     static const std::vector<uint8_t> ref = life_reference(start, n, n, 100);  // computed once
-    CHECK_LATTICE(on_gpu(k, start, n, n, 100), ref, n, n);
+    CHECK_LATTICE(on_gpu(step, start, n, n, 100), ref, n, n);
 }
 
-void check_shipped(Kernel k) {
+void check_shipped(const LifeStep& step) {
     const auto names = shipped_pattern_names();
     REQUIRE(names.size() >= 8);
     for (const auto& name : names) {
@@ -153,14 +144,14 @@ void check_shipped(Kernel k) {
             CAPTURE(w);
             CAPTURE(h);
             const auto start = place_pattern(p, w, h);
-            CHECK_LATTICE(on_gpu(k, start, w, h, 100), life_reference(start, w, h, 100), w, h);
+            CHECK_LATTICE(on_gpu(step, start, w, h, 100), life_reference(start, w, h, 100), w, h);
         }
     }
 }
 
 // More than 2^31 cells: a glider crossing the bottom-right corner, far past index 2^31, moves
 // (1, 1) in 4 generations. An int index would wrap around and write elsewhere.
-void check_huge(Kernel k) {
+void check_huge(const LifeStep& step) {
     const int w = 65536, h = 32800;  // 2.15e9 cells
     const size_t n = (size_t)w * h;
     if (2.2 * n > 0.9 * (double)free_gpu_bytes()) SKIP_CASE("this GPU has too little free memory for 2 x 2.15 GB");
@@ -173,24 +164,21 @@ void check_huge(Kernel k) {
     };
     put(start, w - 2, h - 2);
     DeviceBuffer<uint8_t> cur(start), spare(n);
-    REQUIRE(advance(k, cur, spare, w, h, 4, true));
+    REQUIRE(step.run(cur, spare, w, h, 4, true) >= 0);
     const std::vector<uint8_t> got = cur.download();
     std::vector<uint8_t> expected(n, 0);
     put(expected, w - 1, h - 1);
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < n; ++i)
-        if (got[i] != expected[i] && bad++ == 0) first = i;
-    INFO("cells wrong: " << bad << ", first at (" << first % w << ", " << first / w << ")");
-    CHECK(bad == 0);
+    INFO(lattice_difference(got, expected, w));
+    CHECK(got == expected);
 }
 
-void check_empty(Kernel k) {
+void check_empty(const LifeStep& step) {
     DeviceBuffer<uint8_t> none;
     for (auto [w, h] : {std::pair{0, 0}, std::pair{0, 5}, std::pair{5, 0}}) {
-        switch (k) {
-            case Kernel::global: run_global(none.get(), none.get(), w, h); break;
-            case Kernel::shared: run_shared(none.get(), none.get(), w, h); break;
-            case Kernel::single_block: CHECK(run_single_block(none.get(), none.get(), w, h, 10)); break;
+        switch (step.number) {  // the kernels themselves: the steps' loops would not launch them
+            case 1: run_global(none.get(), none.get(), w, h); break;
+            case 2: CHECK(run_single_block(none.get(), none.get(), w, h, 10)); break;
+            case 3: run_shared(none.get(), none.get(), w, h); break;
         }
     }
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -198,46 +186,27 @@ void check_empty(Kernel k) {
 
 }  // namespace
 
-// ---- step 1 -----------------------------------------------------------------------------------------
-TEST_CASE("step 1 global: block and beehive stay still, also across the edges" * needs_gpu()) {
-    check_still_lifes(Kernel::global);
-}
-TEST_CASE("step 1 global: blinker and toad have period 2" * needs_gpu()) { check_oscillators(Kernel::global); }
-TEST_CASE("step 1 global: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
-    check_glider(Kernel::global, {13, 40, 128});
-}
-TEST_CASE("step 1 global: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
-    check_odd_sizes(Kernel::global);
-}
+// ---- Every step ---------------------------------------------------------------------------------------
+DECLARE_STEPS(kSteps);
+STEP_CASES(kSteps, "block and beehive stay still, also across the edges", check_still_lifes);
+STEP_CASES(kSteps, "blinker and toad have period 2", check_oscillators);
+STEP_CASES(kSteps, "a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus",
+           [](const LifeStep& s) { check_glider(s, {13, 40, 128}); });
+STEP_CASES(kSteps, "equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ...", check_odd_sizes);
+STEP_CASES(kSteps, "every shipped pattern equals the CPU reference after 100 generations", check_shipped);
+STEP_CASES(kSteps, "a lattice with no cells does nothing", check_empty);
+
+// ---- Steps 1 and 3 (one block cannot hold these) --------------------------------------------------------
 TEST_CASE("step 1 global: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
-    check_large_random(Kernel::global);
+    check_large_random(kSteps[0]);
 }
-TEST_CASE("step 1 global: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
-    check_shipped(Kernel::global);
+TEST_CASE("step 1 global: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) { check_huge(kSteps[0]); }
+TEST_CASE("step 3 shared: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
+    check_large_random(kSteps[2]);
 }
-TEST_CASE("step 1 global: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) {
-    check_huge(Kernel::global);
-}
-TEST_CASE("step 1 global: a lattice with no cells does nothing" * needs_gpu()) { check_empty(Kernel::global); }
+TEST_CASE("step 3 shared: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) { check_huge(kSteps[2]); }
 
 // ---- step 2 -----------------------------------------------------------------------------------------
-TEST_CASE("step 2 single_block: block and beehive stay still, also across the edges" * needs_gpu()) {
-    check_still_lifes(Kernel::single_block);
-}
-TEST_CASE("step 2 single_block: blinker and toad have period 2" * needs_gpu()) {
-    check_oscillators(Kernel::single_block);
-}
-TEST_CASE("step 2 single_block: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" *
-          needs_gpu()) {
-    check_glider(Kernel::single_block, {13, 40});
-}
-TEST_CASE("step 2 single_block: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." *
-          needs_gpu()) {
-    check_odd_sizes(Kernel::single_block);
-}
-TEST_CASE("step 2 single_block: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
-    check_shipped(Kernel::single_block);
-}
 TEST_CASE("step 2 single_block: 0 generations copy the lattice" * needs_gpu()) {
     const auto start = random_lattice(45, 23, 0.4, 3);
     DeviceBuffer<uint8_t> in(start), out(start.size());
@@ -262,32 +231,19 @@ TEST_CASE("step 2 single_block: 1000x1000 does not fit one block: refused, nothi
 TEST_CASE("step 2 single_block: the largest lattices that fit (square, 1 x N, N x 1) (large)" * needs_gpu()) {
     const int max_cells = (int)single_block_max_cells();
     const int side = (int)std::sqrt((double)max_cells);
-    check_random(Kernel::single_block, side, max_cells / side, 100, 1);
-    check_random(Kernel::single_block, 1, max_cells, 20, 1);
-    check_random(Kernel::single_block, max_cells, 1, 20, 1);
-}
-TEST_CASE("step 2 single_block: a lattice with no cells does nothing" * needs_gpu()) {
-    check_empty(Kernel::single_block);
+    check_random(kSteps[1], side, max_cells / side, 100, 1);
+    check_random(kSteps[1], 1, max_cells, 20, 1);
+    check_random(kSteps[1], max_cells, 1, 20, 1);
 }
 
 // ---- step 3 -----------------------------------------------------------------------------------------
-TEST_CASE("step 3 shared: block and beehive stay still, also across the edges" * needs_gpu()) {
-    check_still_lifes(Kernel::shared);
-}
-TEST_CASE("step 3 shared: blinker and toad have period 2" * needs_gpu()) { check_oscillators(Kernel::shared); }
-TEST_CASE("step 3 shared: a glider moves (1, 1) every 4 generations, back after 4N on an N x N torus" * needs_gpu()) {
-    check_glider(Kernel::shared, {13, 40, 128});
-}
 TEST_CASE("step 3 shared: a glider crosses 512-wide tiles and returns after 4N on a 528 x 528 torus (large)" *
           needs_gpu()) {
-    check_glider(Kernel::shared, {528});
-}
-TEST_CASE("step 3 shared: equals the CPU reference after 100 generations: 97x61, 1x1, 1x33, 33x1, ..." * needs_gpu()) {
-    check_odd_sizes(Kernel::shared);
+    check_glider(kSteps[2], {528});
 }
 TEST_CASE("step 3 shared: widths and heights around the tile size, vector, word and byte paths" * needs_gpu()) {
     for (int w : {15, 16, 17, 20, 496, 511, 512, 513, 516, 528, 1040})
-        for (int h : {31, 33}) check_random(Kernel::shared, w, h, 20, 1);
+        for (int h : {31, 33}) check_random(kSteps[2], w, h, 20, 1);
 }
 TEST_CASE("step 3 shared: lattices that do not start on a 16- or 4-byte boundary (offset pointers)" * needs_gpu()) {
     const int w = 1024, h = 40;
@@ -312,16 +268,6 @@ TEST_CASE("step 3 shared: lattices that do not start on a 16- or 4-byte boundary
         CHECK_LATTICE(got, life_reference(start, w, h, 20), w, h);
     }
 }
-TEST_CASE("step 3 shared: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
-    check_large_random(Kernel::shared);
-}
-TEST_CASE("step 3 shared: every shipped pattern equals the CPU reference after 100 generations" * needs_gpu()) {
-    check_shipped(Kernel::shared);
-}
-TEST_CASE("step 3 shared: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) {
-    check_huge(Kernel::shared);
-}
-TEST_CASE("step 3 shared: a lattice with no cells does nothing" * needs_gpu()) { check_empty(Kernel::shared); }
 
 // ---- host: the CPU reference ---------------------------------------------------------------------------
 TEST_CASE("host: CPU reference: still lifes, period-2 oscillators, the glider") {
@@ -502,7 +448,7 @@ TEST_CASE("host: the shipped patterns are found and have their well-known shapes
 
 TEST_CASE("host: loading: unknown names and formats, and errors that carry the file's name") {
     CHECK_THROWS_WITH(load_pattern("no_such_pattern"),
-                      doctest::Contains("'no_such_pattern': no such file, and no shipped pattern of that name (shipped: acorn,"));
+                      doctest::Contains("'no_such_pattern': no shipped pattern of that name (shipped: acorn,"));
     const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_pattern";
     std::filesystem::create_directories(tmp);
     {
@@ -528,6 +474,74 @@ TEST_CASE("host: placing a pattern: centred, at (x, y), wrapped, and too large")
     CHECK_THROWS_WITH(place_pattern(load_pattern("gosper_glider_gun"), 20, 20),
                       doctest::Contains("gosper_glider_gun.rle:4: the pattern is 36x9 cells, larger than the 20x20 "
                                         "lattice (use a larger --size)"));
+}
+
+TEST_CASE("host: a pattern is checked against the lattice before its cells are stored") {
+    // 25 bytes asking for 10^10 cells: refused at the header, nothing allocated.
+    CHECK_THROWS_WITH(parse_rle("x = 100000, y = 100000\n!\n", "huge.rle", 64, 64),
+                      "huge.rle:1: the pattern is 100000x100000 cells, larger than the 64x64 lattice (use a larger --size)");
+    CHECK_THROWS_WITH(parse_cells("O\n.....O\n", "wide.cells", 4, 10),
+                      "wide.cells:1: the pattern is 6x2 cells, larger than the 4x10 lattice (use a larger --size)");
+    CHECK(parse_rle("x = 3, y = 3\nbo$2bo$3o!", "g.rle", 3, 3).cells == cells_pattern(kGlider).cells);
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_big";
+    std::filesystem::create_directories(tmp);
+    std::ofstream(tmp / "big.cells") << std::string(2 << 20, '!') << "\nO\n";  // 2 MB of comment
+    CHECK_THROWS_WITH(load_pattern((tmp / "big.cells").string(), 8, 8),
+                      doctest::Contains("big.cells': 2 MB, more than a pattern for a 8x8 lattice can need"));
+    CHECK(load_pattern((tmp / "big.cells").string(), 2000, 2000).width == 1);
+    std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: bytes from a pattern file are echoed escaped; a byte-order mark at the start is skipped") {
+    CHECK(rle_error("x = 3, y = \x01\x02\n!") == "bad.rle:1: y = '\\x01\\x02' is not a whole number");
+    CHECK(rle_error("x = 3, \xEF\xBB\xBFy = 3\n!") ==
+          "bad.rle:1: unknown header field '\\xEF\\xBB\\xBFy' (expected x, y and rule)");
+    CHECK(rle_error("x = 3, y = 3, rule = B3/S23\x1b[2J\n!") ==
+          "bad.rle:1: rule 'B3/S23\\x1B[2J' is not supported: this program runs Conway's Life, B3/S23");
+    CHECK(rle_error("x = 3, y = 3\nbo$\x07!") ==
+          "bad.rle:2: unknown tag '\\x07' (RLE uses b for dead, o for alive, $ for a new row and ! at the end)");
+    CHECK(cells_error(".O\n\x01\n") == "bad.cells:2: unexpected character '\\x01': a .cells row uses '.' for dead and 'O' for alive");
+    CHECK(parse_rle("\xEF\xBB\xBFx = 3, y = 3\nbo$2bo$3o!", "bom.rle").cells == cells_pattern(kGlider).cells);
+    CHECK(parse_cells("\xEF\xBB\xBF.O.\n..O\nOOO\n", "bom.cells").cells == cells_pattern(kGlider).cells);
+}
+
+TEST_CASE("host: --pattern P is a file when it has a '/' or ends in .rle or .cells, else a shipped name") {
+    CHECK_FALSE(names_a_file("glider"));
+    CHECK_FALSE(names_a_file("my.pattern"));
+    CHECK(names_a_file("./glider"));
+    CHECK(names_a_file("glider.rle"));
+    CHECK(names_a_file("GUN.CELLS"));
+    CHECK(names_a_file("/tmp/x"));
+    // A folder (or a file) called "glider" in the current directory does not hide the shipped one.
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_cwd";
+    std::filesystem::create_directories(tmp / "glider");
+    std::ofstream(tmp / "toad") << "OOO\n";
+    const std::filesystem::path was = std::filesystem::current_path();
+    std::filesystem::current_path(tmp);
+    CHECK(load_pattern("glider").cells == cells_pattern(kGlider).cells);
+    CHECK(load_pattern("toad").cells == cells_pattern(kToad).cells);
+    CHECK_THROWS_WITH(load_pattern("glider/"), "'glider/': a folder, not a pattern file");
+    CHECK_THROWS_WITH(load_pattern("./toad"), "'./toad': unknown pattern format '' (use a .rle or .cells file)");
+    CHECK_THROWS_WITH(load_pattern("missing.rle"), "'missing.rle': no such file");
+    std::filesystem::current_path(was);
+    std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: --size and --at: two whole numbers in range, or one phrase saying what is wrong") {
+    int a = -1, b = -1;
+    CHECK(read_pair("640x480", 'x', "WxH", 1, kMaxSide, a, b) == "");
+    CHECK((a == 640 && b == 480));
+    CHECK(read_pair("0005,0", ',', "X,Y", 0, kMaxSide, a, b) == "");
+    CHECK((a == 5 && b == 0));
+    CHECK(read_pair("99999999999999x1", 'x', "WxH", 1, kMaxSide, a, b) ==
+          "'99999999999999' is too large: each number must be at most 524288 (got 99999999999999x1)");
+    CHECK(read_pair("1x99999999999999999999999", 'x', "WxH", 1, kMaxSide, a, b).find("is too large") != std::string::npos);
+    CHECK(read_pair("524289x1", 'x', "WxH", 1, kMaxSide, a, b).find("is too large") != std::string::npos);
+    CHECK(read_pair("0x5", 'x', "WxH", 1, kMaxSide, a, b) == "each number must be at least 1 (got 0x5)");
+    CHECK(read_pair("-5x5", 'x', "WxH", 1, kMaxSide, a, b) == "'-5x5' has a negative number");
+    CHECK(read_pair("5X5", 'x', "WxH", 1, kMaxSide, a, b) == "expected WxH in whole numbers (got '5X5')");
+    CHECK(read_pair("1,\x1b", ',', "X,Y", 0, kMaxSide, a, b) == "expected X,Y in whole numbers (got '1,\\x1B')");
+    CHECK(read_pair("", 'x', "WxH", 1, kMaxSide, a, b) == "expected WxH in whole numbers (got '')");
 }
 
 // ---- host: pictures --------------------------------------------------------------------------------------
@@ -586,4 +600,56 @@ TEST_CASE("host: PGM and GIF files come out right (the GIF read back with giflib
     DGifCloseFile(g, &error);
     CHECK_THROWS_WITH(GifWriter((tmp / "no/such/dir/x.gif").string(), 3, 2, 1, 10), doctest::Contains("cannot be written"));
     std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: the pictures of a run: a GIF and numbered PGM frames in a folder made for them") {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / "life_tests_run_pictures";
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    const std::vector<uint8_t> cells = {1, 0, 0, 1, 1, 0};
+    {
+        RunPictures pictures((tmp / "run.gif").string(), (tmp / "frames").string(), 3, 2, 2, 25);
+        CHECK(pictures.wanted());
+        pictures.add(cells.data(), 0);
+        pictures.add(cells.data(), 7);
+        pictures.finish();
+    }
+    CHECK(fs::file_size(tmp / "frames" / "gen_000000.pgm") == std::string("P5\n6 4\n255\n").size() + 24);
+    CHECK(fs::is_regular_file(tmp / "frames" / "gen_000007.pgm"));
+    int error = 0;
+    GifFileType* g = DGifOpenFileName((tmp / "run.gif").string().c_str(), &error);
+    REQUIRE(g != nullptr);
+    REQUIRE(DGifSlurp(g) == GIF_OK);
+    CHECK(g->ImageCount == 2);
+    GraphicsControlBlock gcb;
+    REQUIRE(DGifSavedExtensionToGCB(g, 0, &gcb) == GIF_OK);
+    CHECK(gcb.DelayTime == 4);  // 25 frames a second: 4 hundredths of a second each
+    DGifCloseFile(g, &error);
+    CHECK_FALSE(RunPictures("", "", 3, 2, 1, 10).wanted());
+    fs::remove_all(tmp);
+}
+
+TEST_CASE("host: --gif and --frames paths are checked before the run, and the check leaves nothing behind") {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / "life_tests_paths";
+    fs::create_directories(tmp / "folder");
+    std::ofstream(tmp / "old.gif") << "old";
+    const std::string t = tmp.string();
+    CHECK(why_not_writable_file(t + "/new.gif") == "");
+    CHECK_FALSE(fs::exists(tmp / "new.gif"));
+    CHECK(why_not_writable_file(t + "/old.gif") == "");
+    CHECK(fs::file_size(tmp / "old.gif") == 3);  // not truncated by the check
+    CHECK(why_not_writable_file(t + "/folder") == "'" + t + "/folder' is a folder; give a file name such as life.gif");
+    CHECK(why_not_writable_file(t + "/no/x.gif") == "the folder '" + t + "/no' does not exist");
+    CHECK(why_not_writable_file("/proc/x.gif").find("cannot be created") != std::string::npos);
+    CHECK(why_not_writable_folder(t + "/folder") == "");
+    CHECK(fs::is_empty(tmp / "folder"));
+    CHECK(why_not_writable_folder(t + "/frames/") == "");
+    CHECK_FALSE(fs::exists(tmp / "frames"));
+    CHECK(why_not_writable_folder(t + "/old.gif") == "'" + t + "/old.gif' is a file, not a folder");
+    CHECK(why_not_writable_folder(t + "/no/frames") ==
+          "the folder '" + t + "/no' does not exist (only the last folder of the path is made)");
+    CHECK(why_not_writable_folder("/proc/frames").find("cannot make the folder") != std::string::npos);
+    fs::remove_all(tmp);
 }

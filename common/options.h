@@ -215,11 +215,15 @@ private:
     }
 
 public:
-    // Text safe to echo in one line: control bytes and non-ASCII bytes as \xNN, at most 60 chars.
-    static std::string printable(const std::string& s) {
+    // Text safe to echo in one line: control bytes and non-ASCII bytes as \xNN, at most
+    // max_chars characters (a file's path is shown whole: pass SIZE_MAX).
+    static std::string printable(const std::string& s, size_t max_chars = 60) {
         std::string out;
         for (unsigned char c : s) {
-            if (out.size() >= 60) return out + "...";
+            if (out.size() >= max_chars) {
+                out += "...";
+                break;
+            }
             if (c >= 0x20 && c < 0x7f) {
                 out += (char)c;
             } else {

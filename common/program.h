@@ -116,6 +116,10 @@ inline void require_fits_in_host(const Options& opts, const std::string& name, d
     if (total > 0 && bytes > 0.9 * total)
         opts.fail(name, strf("needs %.2f GB of host memory but this machine has %.2f GB in all",
                              bytes / 1e9, total / 1e9));
+    const double cap = address_space_limit_bytes();
+    if (cap > 0 && bytes > 0.9 * cap)
+        opts.fail(name, strf("needs %.2f GB of host memory but this process may use at most %.2f GB (ulimit -v)",
+                             bytes / 1e9, cap / 1e9));
 }
 
 // The device side must fit in free GPU memory: say so before cudaMalloc fails.

@@ -51,6 +51,8 @@ struct StepTable {
     std::string peak_name = "peak";
     const char* time_format = "%.4f";
     const char* rate_format = "%.1f";
+    // How a rate (work per second) is written; default: in units of 10^9, one decimal.
+    std::function<std::string(double per_second)> rate_text{};
 };
 
 inline bool profiling_mode() {
@@ -60,7 +62,8 @@ inline bool profiling_mode() {
 
 // How the times in a table were taken, from the timing settings themselves.
 inline std::string timing_method(const BenchConfig& cfg) {
-    std::string method = strf("median of %d runs after %d warm-up runs", cfg.repeats, cfg.warmup);
+    const std::string runs = cfg.repeats == 1 ? "one run" : strf("median of %d runs", cfg.repeats);
+    std::string method = strf("%s after %d warm-up run%s", runs.c_str(), cfg.warmup, cfg.warmup == 1 ? "" : "s");
     if (cfg.budget_ms > 0)
         method += strf(" (work slower than %.0f ms: 1 warm-up run and %d to %d runs, about %.0f s in all)",
                        cfg.budget_ms / (2.0 * cfg.repeats), std::min(3, cfg.repeats), cfg.repeats, cfg.budget_ms / 1e3);
@@ -109,10 +112,11 @@ inline int run_steps(const std::vector<StepRow>& rows, const StepTable& table, c
             continue;
         }
         const Timing t = time_gpu(r.run, timing);
-        const double rate = (r.work > 0 ? r.work : table.work) / (t.median_ms * 1e-3) / table.rate_unit;
+        const double per_second = (r.work > 0 ? r.work : table.work) / (t.median_ms * 1e-3);
+        const double rate = per_second / table.rate_unit;
         const std::string share = strf("%.1f", 100 * rate / table.peak);  // shown only with a peak
-        row(r, {strf(table.time_format, t.median_ms), strf(table.rate_format, rate), share}, c.cells,
-            "ok: " + c.detail);
+        row(r, {strf(table.time_format, t.median_ms), table.rate_text ? table.rate_text(per_second) : strf(table.rate_format, rate), share},
+            c.cells, "ok: " + c.detail);
     }
     out.print();
     std::printf("\n");

@@ -77,6 +77,7 @@ TEST_CASE("host: options: empty text, given(), and printable()") {
     CHECK(Options::printable("ok text") == "ok text");
     CHECK(Options::printable("\xef\xbb\xbfx") == "\\xEF\\xBB\\xBFx");
     CHECK(Options::printable(std::string(100, 'a')).size() == 63);
+    CHECK(Options::printable(std::string(100, 'a'), SIZE_MAX) == std::string(100, 'a'));  // a path, whole
 }
 
 TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it ignores") {
@@ -144,6 +145,7 @@ TEST_CASE("host: the timing method is described from the settings themselves") {
     CHECK(timing_method(BenchConfig{3, 20, false, 2000}) ==
           "median of 20 runs after 3 warm-up runs (work slower than 50 ms: 1 warm-up run and 3 to 20 runs, "
           "about 2 s in all), timed with CUDA events");
+    CHECK(timing_method(BenchConfig{1, 1, false}) == "one run after 1 warm-up run, timed with CUDA events");
 }
 
 TEST_CASE("host: options: integers, reals, choices, flags and unknown options") {
