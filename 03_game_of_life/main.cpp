@@ -58,10 +58,10 @@ static int run(const Program& p, int w, int h, long long generations, const Star
                             checking = true;
                         }});
     }
-    const int failures = run_steps(rows,
-                                   {"cell updates/s", (double)cells * generations, {"launches", "live cells"},
-                                    strf("time (ms): all %lld generations, launches included.", generations), rate},
-                                   BenchConfig{1, 1, false});
+    StepTable table{"cell updates/s", (double)cells * generations, {"launches", "live cells"},
+                    strf("time (ms): all %lld generations, launches included.", generations)};
+    table.rate_text = rate;
+    const int failures = run_steps(rows, table, BenchConfig{1, 1, false});
     return failures ? 1 : 0;
 }
 
