@@ -14,6 +14,5 @@ PROFILE_ARGS     :=
 PROFILE_KERNELS  := 1=race_plain 1=race_barrier 2=add_builtin 3=add_with_cas 4=extreme_with_cas \
                     5=record_per_warp 6=contention_per_thread 6=contention_per_warp \
                     6=contention_per_block 6=collapse_counters
-PROFILE_COLUMNS  := global atomic instructions (thousands, per warp) = 0.001 * smsp__inst_executed_op_global_red.sum + smsp__inst_executed_op_global_atom.sum; \
-                    atomic operations in L2 (per us) = 1000 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum / gpu__time_duration.sum; \
-                    threads active per instruction (of 32) = smsp__thread_inst_executed.sum / smsp__inst_executed.sum
+PROFILE_COLUMNS  := L2 atomic requests (thousands) = 0.001 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum; \
+                    L2 atomic requests per us = 1000 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum / gpu__time_duration.sum

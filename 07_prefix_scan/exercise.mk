@@ -19,5 +19,5 @@ PROFILE_KERNELS  := 1=scan_naive_block 2=scan_blelloch_block \
                     6=scan_decoupled_lookback 7=compact_flags 7=compact_scatter 7=reduce_tiles \
                     7=rescan_tiles 7=scan_each_tile 7=add_tile_offsets 7=scan_decoupled_lookback \
                     7=levels_load 7=upsweep_level 7=downsweep_level 7=levels_finish
-PROFILE_COLUMNS  := L2 hit rate (% of sectors asked for) = lts__t_sector_hit_rate.pct; \
+PROFILE_COLUMNS  := L2 hit rate (%) = lts__t_sector_hit_rate.pct; \
                     DRAM read + written (MB) = 1e-6 * dram__bytes_read.sum + dram__bytes_write.sum

@@ -9,6 +9,8 @@
 #                     the L2 flush and library baselines are left out by not being listed
 #   PROFILE_COLUMNS   the exercise's own counters, "plain-words header = formula; ..."
 #   PROFILE_LAUNCHES  the most launches ncu profiles (each takes several replays)
+#   PROFILE_ONCE      1: profile only the first launch of each kernel (quick; for a program
+#                     that repeats its launches, e.g. one that times its steps)
 # NCU=/path/to/ncu chooses the profiler. The full report stays in build/FOLDER/profile/ for
 # Nsight Compute's window (ncu-ui). Where it cannot run: one line, exit code 2.
 set -u
@@ -39,12 +41,22 @@ fi
 
 # The exercise's lists, checked (and turned into ncu's options) by the tool: a mistake in
 # exercise.mk gets one line here.
+[ -n "${PROFILE_KERNELS:-}" ] || fail "PROFILE_KERNELS in $ex/exercise.mk is empty: list the kernels to profile, STEP=KERNEL ..."
 columns=()
 [ -n "${PROFILE_COLUMNS:-}" ] && columns=(--columns "$PROFILE_COLUMNS")
-metrics=$("$tool" --print-metrics "${columns[@]+"${columns[@]}"}" 2>&1) || fail "PROFILE_COLUMNS in $ex/exercise.mk: $metrics"
-regex=$("$tool" --print-kernel-regex --kernels "${PROFILE_KERNELS:-}" 2>&1) || fail "PROFILE_KERNELS in $ex/exercise.mk: $regex"
+metrics=$("$tool" --print-metrics "${columns[@]+"${columns[@]}"}" 2>&1) || fail "PROFILE_COLUMNS in $ex/exercise.mk: ${metrics#*--columns: }"
+regex=$("$tool" --print-kernel-regex --kernels "${PROFILE_KERNELS:-}" 2>&1) || fail "PROFILE_KERNELS in $ex/exercise.mk: ${regex#*--kernels: }"
 launches=${PROFILE_LAUNCHES:-64}
-[[ "$launches" =~ ^[1-9][0-9]{0,5}$ ]] || fail "PROFILE_LAUNCHES in $ex/exercise.mk must be a whole number from 1 to 999999 (got '$launches')"
+[[ "$launches" =~ ^[1-9][0-9]{0,5}$ ]] || fail "PROFILE_LAUNCHES must be a whole number from 1 to 999999 (got '$launches')"
+once=${PROFILE_ONCE:-0}
+[[ "$once" =~ ^[01]?$ ]] || fail "PROFILE_ONCE must be 0 or 1 (got '$once')"
+if [ "$once" = 1 ]; then
+  which=(--kernel-id "::regex:$regex:1")  # the first invocation of each kernel
+  limit="the first launch of each kernel"
+else
+  which=(--kernel-name "regex:$regex" --launch-count "$launches")
+  limit="at most $launches launches"
+fi
 
 dir=build/$ex/profile
 mkdir -p "$dir"
@@ -55,7 +67,7 @@ rm -f "$report.ncu-rep" "$csv"
 export ARGS
 version=$("$ncu" --version 2>/dev/null | sed -nE 's/^Version ([0-9][0-9.]*).*/\1/p' | head -n 1)
 COURSE_PROFILE=1 "$ncu" --target-processes all --clock-control none \
-  --kernel-name-base function --kernel-name "regex:$regex" --launch-count "$launches" \
+  --kernel-name-base function "${which[@]}" \
   --metrics "$metrics" --export "$report" --force-overwrite \
   bash common/with_args.sh "$program" >"$log" 2>&1
 rc=$?
@@ -84,7 +96,7 @@ if [ ! -f "$report.ncu-rep" ]; then
   exit 1
 fi
 echo "Nsight Compute ${version:-?} ($ncu) ran: $(basename "$program") $ARGS"
-echo "with COURSE_PROFILE=1, clocks as the GPU sets them (--clock-control none), at most $launches launches"
+echo "with COURSE_PROFILE=1, clocks as the GPU sets them (--clock-control none), $limit"
 echo "(full report for Nsight Compute's window, ncu-ui: $report.ncu-rep)"
 echo
 printf '%s\n' "$output"
@@ -94,8 +106,11 @@ if ! "$ncu" --import "$report.ncu-rep" --csv --page raw --print-units base --pri
 fi
 # A program that honours COURSE_PROFILE=1 says so under its table (run_steps); one that times
 # its steps launched each kernel many times.
-mode=()
-grep -q '^COURSE_PROFILE=1: each step ran once' "$log" || mode=(--first-launch-only)
+mode=(--launch-cap "$launches")
+if [ "$once" = 1 ]; then
+  mode=(--first-launch-only --note "PROFILE_ONCE=1: ncu profiled the first launch of each kernel only.")
+elif ! grep -q '^COURSE_PROFILE=1: each step ran once' "$log"; then
+  mode+=(--first-launch-only --note "This program times its steps (it does not run each step once under COURSE_PROFILE=1), so it repeats every launch.")
+fi
 echo
-"$tool" --csv "$csv" --kernels "$PROFILE_KERNELS" "${columns[@]+"${columns[@]}"}" --launch-cap "$launches" \
-  "${mode[@]+"${mode[@]}"}"
+"$tool" --csv "$csv" --kernels "$PROFILE_KERNELS" "${columns[@]+"${columns[@]}"}" "${mode[@]}"

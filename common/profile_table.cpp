@@ -20,6 +20,7 @@ static const char* kUsage =
     "  --columns SPEC        HEADER = FORMULA; ... (the exercise's PROFILE_COLUMNS)\n"
     "  --launch-cap N        ncu profiled at most N launches (say so if it reached them)\n"
     "  --first-launch-only   count only the first launch of each kernel in each step\n"
+    "  --note TEXT           a line to print under the table (why first launches only)\n"
     "  --print-metrics       print the metrics ncu must collect, and stop\n"
     "  --print-kernel-regex  print the --kernel-name regex for ncu, and stop\n";
 
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     const std::string column_spec = opts.text("--columns", "");
     const size_t cap = opts.size("--launch-cap", 0, 0);
     const bool first_only = opts.flag("--first-launch-only");
+    const std::string note = opts.text("--note", "");
     const bool print_metrics = opts.flag("--print-metrics");
     const bool print_regex = opts.flag("--print-kernel-regex");
     opts.finish();
@@ -66,15 +68,18 @@ int main(int argc, char** argv) {
                 report.device.c_str());
     table.print();
     std::printf("\n");
+    if (!note.empty()) std::printf("%s\n", note.c_str());
     if (first_only)
-        std::printf("This program times its steps (it does not yet run each step once under COURSE_PROFILE=1),\n"
-                    "so each kernel ran many times: each row shows the first launch of its kernel in its step.\n");
+        std::printf("Each row shows the first launch of its kernel in its step.\n");
     else
         std::printf("Each step ran once. A row adds up its launches: times are summed, percentages averaged\n"
                     "over the time, ratios taken of the sums.\n");
     if (cap > 0 && report.launches.size() >= cap)
         std::printf("ncu stopped after %zu launches (PROFILE_LAUNCHES in exercise.mk): later launches are missing.\n",
                     cap);
+    for (const auto& m : profile::missing_metrics(report, columns))
+        std::printf("ncu collected no %s (a name this ncu or GPU does not know?): its column reads n/a.\n",
+                    m.c_str());
     std::printf("\nWhat each column reads (Nsight Compute metric names):\n");
     for (const auto& c : columns) std::printf("  %s = %s\n", c.header.c_str(), c.formula.c_str());
     return 0;

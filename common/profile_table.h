@@ -102,6 +102,7 @@ struct Launch {
 struct Report {
     std::vector<Launch> launches;  // in launch order
     std::string device;            // "NVIDIA H200", if the CSV has it
+    std::vector<std::string> columns;  // the CSV's header: which metrics ncu collected
     std::string error;             // non-empty: the CSV could not be read
 };
 
@@ -132,6 +133,7 @@ inline Report parse_ncu_csv(std::istream& in) {
         r.error = "ncu's CSV has no \"Kernel Name\" column";
         return r;
     }
+    r.columns = header;
     std::vector<double> factor(header.size(), 1.0);
     while (std::getline(in, line)) {
         const std::vector<std::string> f = split_csv_line(line);
@@ -313,9 +315,9 @@ inline std::vector<Column> parse_columns(const std::string& spec, std::string* e
 inline std::vector<Column> standard_columns() {
     std::string error;
     return parse_columns(
-        "time on the GPU (us) = 0.001 * gpu__time_duration.sum;"
+        "GPU time (us) = 0.001 * gpu__time_duration.sum;"
         "DRAM throughput (% of peak) = dram__throughput.avg.pct_of_peak_sustained_elapsed;"
-        "achieved occupancy (% of the warps an SM can hold) = sm__warps_active.avg.pct_of_peak_sustained_active",
+        "achieved occupancy (% of max warps) = sm__warps_active.avg.pct_of_peak_sustained_active",
         &error);
 }
 
@@ -332,6 +334,21 @@ inline std::string metric_list(const std::vector<Column>& columns) {
     std::string list;
     for (const auto& m : all) list += (list.empty() ? "" : ",") + m;
     return list;
+}
+
+// The metrics of `columns` that the CSV lacks (a name this ncu or GPU does not know: ncu leaves
+// it out with a warning, and its columns would read n/a).
+inline std::vector<std::string> missing_metrics(const Report& report, const std::vector<Column>& columns) {
+    std::vector<std::string> missing;
+    for (const auto& c : columns)
+        for (const auto* side : {&c.num, &c.den})
+            for (const auto& m : *side) {
+                bool found = false, listed = false;
+                for (const auto& h : report.columns) found = found || h == m;
+                for (const auto& x : missing) listed = listed || x == m;
+                if (!found && !listed) missing.push_back(m);
+            }
+    return missing;
 }
 
 // ---- From launches to rows ----------------------------------------------------------------------
