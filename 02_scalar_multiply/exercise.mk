@@ -7,6 +7,7 @@
 #   PROFILE_KERNELS  STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
+#   PROFILE_ONCE     1: profile-NN profiles only the first launch of each kernel
 SANITIZE_ARGS := --n 100003
 
 # make profile-02: 2^24 floats (64 MB each way); step 1 needs n <= 1024 (try ARGS="--n 1000").

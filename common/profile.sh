@@ -110,7 +110,7 @@ mode=(--launch-cap "$launches")
 if [ "$once" = 1 ]; then
   mode=(--first-launch-only --note "PROFILE_ONCE=1: ncu profiled the first launch of each kernel only.")
 elif ! grep -q '^COURSE_PROFILE=1: each step ran once' "$log"; then
-  mode+=(--first-launch-only --note "This program times its steps (it does not run each step once under COURSE_PROFILE=1), so it repeats every launch.")
+  mode+=(--first-launch-only --note "This program does not run each step once under COURSE_PROFILE=1 (it times its kernels), so it repeats every launch.")
 fi
 echo
 "$tool" --csv "$csv" --kernels "$PROFILE_KERNELS" "${columns[@]+"${columns[@]}"}" "${mode[@]}"
