@@ -321,31 +321,30 @@ TEST_CASE("host: profile: a step with no launch, nothing to divide by, a missing
 }
 
 TEST_CASE("host: profile: a malformed list gets one message naming the entry") {
+    struct Case {
+        bool columns;  // a PROFILE_COLUMNS spec, else a PROFILE_KERNELS one
+        const char* spec;
+        const char* message;
+    };
+    const Case cases[] = {
+        {false, "1=ok 2", "'2' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
+        {false, "1=bad-name", "'1=bad-name' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
+        {false, "  ", "names no kernel (STEP=KERNEL ...)"},
+        {true, "no formula here", "'no formula here': write it as HEADER = FORMULA"},
+        {true, "x = a__b.sum +", "'x = a__b.sum +': ends where a metric name should follow"},
+        {true, "x = two * a__b.sum", "'x = two * a__b.sum': 'two' is not a number"},
+        {true, "x = a-b", "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)"},
+        {true, "x = a__b.sum c__d.sum", "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'"},
+    };
+    for (const Case& k : cases) {
+        std::string error;
+        if (k.columns)
+            profile::parse_columns(k.spec, &error);
+        else
+            profile::parse_kernel_steps(k.spec, &error);
+        CHECK_MESSAGE(error == k.message, k.spec);
+    }
     std::string error;
-    profile::parse_kernel_steps("1=ok 2", &error);
-    CHECK(error == "'2' is not STEP=KERNEL (a kernel name, or a prefix ending in *)");
-    error.clear();
-    profile::parse_kernel_steps("1=bad-name", &error);
-    CHECK_FALSE(error.empty());
-    error.clear();
-    profile::parse_kernel_steps("  ", &error);
-    CHECK(error == "names no kernel (STEP=KERNEL ...)");
-    error.clear();
-    profile::parse_columns("no formula here", &error);
-    CHECK(error == "'no formula here': write it as HEADER = FORMULA");
-    error.clear();
-    profile::parse_columns("x = a__b.sum +", &error);
-    CHECK(error == "'x = a__b.sum +': ends where a metric name should follow");
-    error.clear();
-    profile::parse_columns("x = two * a__b.sum", &error);
-    CHECK(error == "'x = two * a__b.sum': 'two' is not a number");
-    error.clear();
-    profile::parse_columns("x = a-b", &error);
-    CHECK(error == "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)");
-    error.clear();
-    profile::parse_columns("x = a__b.sum c__d.sum", &error);
-    CHECK(error == "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'");
-    error.clear();
     const auto c = profile::parse_columns("ratio (=1 ideal) = 2 * a__b.sum + c__d.sum / e__f.sum;;", &error);
     REQUIRE(error.empty());
     REQUIRE(c.size() == 1);
