@@ -356,7 +356,8 @@ inline std::vector<std::string> missing_metrics(const Report& report, const std:
 // Gives each launch its step: one of the steps that list its kernel. A kernel listed under
 // several steps (07's compaction reuses step 5's kernels) stays in the step of the launch before
 // it if that step lists it, else goes to the first step listing it at or after that one: steps
-// run in order. "" for a kernel no step lists.
+// run in order. "" for a kernel no step lists. Limitation: a step whose first launch is a kernel
+// the step before also lists (and launched last) is taken for that step: give it a kernel of its own.
 inline std::vector<std::string> assign_steps(const std::vector<Launch>& launches,
                                              const std::vector<KernelStep>& kernels) {
     std::vector<std::string> order;  // the steps, in the order the list names them
