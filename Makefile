@@ -19,12 +19,14 @@ name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 # USE: starter (your file) or solution (the reference). ARGS: passed to the program (run,
 # bench) or to doctest (test); quotes group words, nothing else is special. ARCH: auto, native,
 # fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead.
-# TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel).
+# TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel). NCU: the Nsight
+# Compute profiler for profile-NN, when it is not on PATH or in the toolkit.
 USE          ?= starter
 ARGS         ?=
 ARCH         ?= auto
 REQUIRE_GPU  ?= 0
 TEST_TIMEOUT ?= 300
+NCU          ?=
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 V            ?= 0
 export ARGS TEST_TIMEOUT REQUIRE_GPU
@@ -129,12 +131,26 @@ LIBS :=
 BASELINES :=
 SANITIZE_ARGS :=
 SANITIZE_DEMO :=
+PROFILE_ARGS :=
+PROFILE_KERNELS :=
+PROFILE_COLUMNS :=
+PROFILE_LAUNCHES := 64
+PROFILE_ONCE :=
 -include $(1)/exercise.mk
 LIBS_$(2) := $$(LIBS)
 BASELINES_$(2) := $$(BASELINES)
 SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
 SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
+PROFILE_ARGS_$(2) := $$(PROFILE_ARGS)
+PROFILE_KERNELS_$(2) := $$(PROFILE_KERNELS)
+PROFILE_COLUMNS_$(2) := $$(PROFILE_COLUMNS)
+PROFILE_LAUNCHES_$(2) := $$(PROFILE_LAUNCHES)
+PROFILE_ONCE_$(2) := $$(PROFILE_ONCE)
 endef
+
+# A value as one shell word in single quotes (a quote inside becomes '"'"').
+shell_quote = '$(subst ','"'"',$(1))'
+
 
 # $(1) folder, $(2) number, $(3) name
 define EXERCISE_RULES
@@ -180,7 +196,7 @@ $(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/t
 KEEP += $(BUILD)/$(1)/pristine.cu $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v).o) $$($(2)_SUPPORT_OBJ)
 ALL_BINARIES += $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v)/$(3) $(BUILD)/$(1)/$(v)/tests)
 
-.PHONY: run-$(2) test-$(2) bench-$(2) sanitize-$(2) build-$(2)
+.PHONY: run-$(2) test-$(2) bench-$(2) sanitize-$(2) build-$(2) profile-$(2)
 build-$(2): $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v)/$(3) $(BUILD)/$(1)/$(v)/tests)
 run-$(2): $(BUILD)/$(1)/$(USE)/$(3)
 	@echo "== $(1) ($(USE).cu) =="
@@ -194,6 +210,12 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
 	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
+profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
+	@echo "== $(1) profile ($(USE).cu) =="
+	@PROFILE_ARGS=$(call shell_quote,$(PROFILE_ARGS_$(2))) PROFILE_KERNELS=$(call shell_quote,$(PROFILE_KERNELS_$(2))) \
+	  PROFILE_COLUMNS=$(call shell_quote,$(PROFILE_COLUMNS_$(2))) PROFILE_LAUNCHES=$(call shell_quote,$(PROFILE_LAUNCHES_$(2))) \
+	  PROFILE_ONCE=$(call shell_quote,$(PROFILE_ONCE_$(2))) \
+	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL)
 endef
 
 $(BUILD)/common/test_main.o: common/test_main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
@@ -213,8 +235,16 @@ $(BUILD)/common/tests.o: common/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
 $(BUILD)/common/tests: $(BUILD)/common/tests.o $(BUILD)/common/test_main.o $(COMMON_OBJ)
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(NVCC) $(LDFLAGS) $^ -o $@
-ALL_BINARIES := $(BUILD)/common/tests
-KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o
+# The host tool of make profile-NN: ncu's CSV -> one table (common/profile_table.h).
+PROFILE_TOOL := $(BUILD)/common/profile_table
+$(BUILD)/common/profile_table.o: common/profile_table.cpp $(FLAGS_STAMP)
+	@mkdir -p $(@D); echo "  CXX   $<"
+	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
+$(PROFILE_TOOL): $(BUILD)/common/profile_table.o
+	@mkdir -p $(@D); echo "  LINK  $@"
+	$(Q)$(CXX) $^ -o $@
+ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL)
+KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o $(BUILD)/common/profile_table.o
 
 $(foreach e,$(EXERCISES),$(eval $(call LOAD_SETTINGS,$(e),$(firstword $(subst _, ,$(e))))))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _, ,$(e))),$(call name_of,$(e)))))
@@ -223,7 +253,7 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # A target for an exercise that does not exist gets the list of those that do.
-run-% test-% bench-% sanitize-% build-%:
+run-% test-% bench-% sanitize-% build-% profile-%:
 	$(error there is no exercise '$*' (exercises: $(numbers)))
 
 # ---- Whole-course targets ---------------------------------------------------------------------
@@ -256,6 +286,8 @@ help:
 	@echo "  make run-NN [ARGS=\"--n 1000\"]   build and run exercise NN with your starter.cu"
 	@echo "  make test-NN                     run exercise NN's tests against your starter.cu"
 	@echo "  make bench-NN                    exercise NN's benchmark table"
+	@echo "  make profile-NN                  Nsight Compute's counters behind each step, one table"
+	@echo "                                   (ncu at a representative size; ARGS=\"...\" replaces it)"
 	@echo "      add USE=solution to any of these to use the reference solution instead"
 	@echo "  make status                      which steps of each exercise your starters pass"
 	@echo "  make check [REQUIRE_GPU=1]       build everything, test every solution (instructors)"

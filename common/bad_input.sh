@@ -247,6 +247,29 @@ expect_make_run "no test case matched" test-02 USE=solution ARGS=-tc=nomatch
 expect_make_run "unexpected argument" run-02 USE=solution "ARGS=--n 5; touch $tmp/pwned"
 [ ! -e "$tmp/pwned" ] || { failed=$((failed + 1)); failures+=("ARGS reached a shell: $tmp/pwned was created"); }
 
+# ---- make profile-NN where it cannot run (stand-ins for ncu play each failure) -------------------
+fake_ncu() {  # name, what it prints and does after `ncu --version`
+  printf '#!/usr/bin/env bash\n[ "${1:-}" = --version ] && { echo "Version 2019.1.0 (stand-in)"; exit 0; }\n%s\n' "$2" >"$tmp/$1"
+  chmod +x "$tmp/$1"
+}
+fake_ncu ncu_perm 'echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."; exit 1'
+fake_ncu ncu_old 'echo "==ERROR== Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option."; exit 1'
+fake_ncu ncu_run 'while [ $# -gt 0 ] && [ "$1" != bash ]; do shift; done; "$@"; rc=$?; echo "==WARNING== No kernels were profiled."; exit $rc'
+profile() {  # needle, ncu, then VAR=value settings
+  local needle=$1 ncu=$2
+  shift 2
+  expect "$needle" env "NCU=$ncu" PROFILE_KERNELS=2=scale_many_blocks "$@" bash common/profile.sh 02_scalar_multiply \
+    build/02_scalar_multiply/solution/scalar_multiply build/common/profile_table
+}
+profile "is not a program" "$tmp/no_such_ncu"
+profile "NVreg_RestrictProfilingToAdminUsers=0" "$tmp/ncu_perm"
+profile "too old" "$tmp/ncu_old"
+profile "--n" "$tmp/ncu_run" "ARGS=--n abc"
+profile "PROFILE_COLUMNS" "$tmp/ncu_run" "PROFILE_COLUMNS=x = a__b.sum +"
+profile "PROFILE_KERNELS" "$tmp/ncu_run" "PROFILE_KERNELS=scale_many_blocks"
+profile "PROFILE_ONCE" "$tmp/ncu_run" PROFILE_ONCE=yes
+nvidia-smi -L >/dev/null 2>&1 || profile "no usable GPU" "$tmp/ncu_run"
+
 for f in "${failures[@]+"${failures[@]}"}"; do echo "bad input FAILED: $f"; done
 echo "bad input: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,13 +1,16 @@
 // common/tests.cpp: host tests of the shared helpers (options, comparison, random inputs).
 // Built as build/common/tests and run first by `make check`.
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench.h"
 #include "launch.h"
 #include "options.h"
+#include "profile_table.h"
 #include "program.h"
 #include "testing.h"
 
@@ -220,4 +223,174 @@ TEST_CASE("host: sum_reference adds in double and sums magnitudes; NaN makes bot
     CHECK(std::isnan(nan.sum));
     CHECK(std::isnan(nan.sum_abs));
     CHECK(sum_reference(std::vector<float>{}).sum == 0.0);
+// ---- make profile-NN: ncu's CSV to a table (profile_table.h) -----------------------------------
+// common/profile_sample.csv is what ncu 2025.3 wrote for 05's solution on an H100 (COURSE_PROFILE=1,
+// so each step once: 24 launches, the passes of steps 1-7 included), trimmed to 23 columns.
+
+namespace {
+profile::Report sample_report() {
+    std::ifstream in("common/profile_sample.csv");
+    REQUIRE_MESSAGE(in.good(), "common/profile_sample.csv not found: run the tests from the repository root");
+    return profile::parse_ncu_csv(in);
+}
+const char* kSampleKernels =
+    "1=reduce_interleaved_divergent 2=reduce_interleaved_strided 3=reduce_sequential 4=reduce_first_add "
+    "5=reduce_unrolled_warp 6=reduce_shuffle 7=reduce_grid_stride_vec 8=reduce_one_pass";
+const char* kSampleColumns =
+    "conflicts = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + "
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + "
+    "smsp__inst_executed_op_shared_st.sum; instructions = 1e-6 * smsp__inst_executed.sum";
+profile::Launch launch_of(const std::string& kernel, double time_ns, std::map<std::string, double> values = {}) {
+    profile::Launch l;
+    l.kernel = kernel;
+    l.values = std::move(values);
+    l.values[profile::kTimeMetric] = time_ns;
+    return l;
+}
+}  // namespace
+
+TEST_CASE("host: profile: CSV fields, grouped digits and units") {
+    CHECK(profile::split_csv_line("\"a\",\"1,234\",\"say \"\"hi\"\"\",") ==
+          std::vector<std::string>{"a", "1,234", "say \"hi\"", ""});
+    CHECK(profile::parse_number("1,234.5") == 1234.5);
+    CHECK(profile::parse_number("0") == 0.0);
+    CHECK(std::isnan(profile::parse_number("n/a")));
+    CHECK(std::isnan(profile::parse_number("")));
+    CHECK(profile::unit_factor("usecond") == 1e3);
+    CHECK(profile::unit_factor("ns") == 1.0);
+    CHECK(profile::unit_factor("Mbyte") == 1e6);
+}
+
+TEST_CASE("host: profile: kernel names lose their return type and parameters, keep template arguments") {
+    CHECK(profile::short_kernel_name("reduce_sequential(const float *, unsigned long, float *)") == "reduce_sequential");
+    CHECK(profile::short_kernel_name("void add_builtin<int>(const T1 *, T1 *, unsigned long)") == "add_builtin<int>");
+    CHECK(profile::short_kernel_name("void scan_each_tile<int, true>(const T1 *, T1 *, unsigned long, T1 *, bool)") ==
+          "scan_each_tile<int, true>");
+    CHECK(profile::base_kernel_name("scan_each_tile<int, true>") == "scan_each_tile");
+    CHECK(profile::name_matches("radix_*", "radix_scatter"));
+    CHECK_FALSE(profile::name_matches("radix_*", "bitonic_block"));
+    CHECK_FALSE(profile::name_matches("scan", "scan_each_tile"));
+}
+
+TEST_CASE("host: profile: the recorded ncu CSV is read launch by launch") {
+    const profile::Report r = sample_report();
+    REQUIRE(r.error.empty());
+    REQUIRE(r.launches.size() == 24);
+    CHECK(r.device == "NVIDIA H100 80GB HBM3");
+    const profile::Launch& first = r.launches[0];
+    CHECK(first.kernel == "reduce_interleaved_divergent");
+    CHECK(first.grid == "(65537, 1, 1)");
+    CHECK(first.block == "(256, 1, 1)");
+    CHECK(first.value(profile::kTimeMetric) == 163264.0);  // "163,264" ns
+    CHECK(first.value("smsp__inst_executed.sum") == 131794907.0);
+    CHECK(std::isnan(first.value("no__such.metric")));
+    CHECK(r.launches[23].kernel == "reduce_one_pass");
+    std::istringstream junk("==PROF== Disconnected\nnothing here\n");
+    CHECK_FALSE(profile::parse_ncu_csv(junk).error.empty());
+}
+
+TEST_CASE("host: profile: one row per step, launches added up, 05's effects visible") {
+    std::string error;
+    const auto kernels = profile::parse_kernel_steps(kSampleKernels, &error);
+    auto columns = profile::standard_columns();
+    for (const auto& c : profile::parse_columns(kSampleColumns, &error)) columns.push_back(c);
+    REQUIRE(error.empty());
+    const profile::Report r = sample_report();
+    const auto rows = profile::summarize(r, kernels, columns, false);
+    REQUIRE(rows.size() == 8);
+    const size_t launches[] = {4, 4, 4, 3, 3, 3, 2, 1};
+    for (size_t i = 0; i < 8; ++i) {
+        CHECK(rows[i].step == std::to_string(i + 1));
+        CHECK(rows[i].launches.size() == launches[i]);
+    }
+    // Step 1: four passes, 163264 + 3936 + 3520 + 3488 ns.
+    CHECK(rows[0].cells[0] == "174");
+    // Bank conflicts per request, of the sums: step 2's strided tree conflicts, steps 1 and 3 do not.
+    CHECK(rows[1].cells[3] == "0.54");
+    CHECK(rows[0].cells[3] == "0.01");
+    CHECK(rows[2].cells[3] == "0.01");
+    CHECK(rows[0].cells[4] == "132");  // millions of warp instructions, summed over the passes
+    // A percentage is averaged over the launches weighted by their time.
+    double weighted = 0, time = 0;
+    for (const profile::Launch* l : rows[0].launches) {
+        weighted += l->value(profile::kTimeMetric) * l->value("dram__throughput.avg.pct_of_peak_sustained_elapsed");
+        time += l->value(profile::kTimeMetric);
+    }
+    CHECK(rows[0].cells[1] == profile::short_number(weighted / time));
+    CHECK(profile::missing_metrics(r, columns).empty());
+    // First launch only: the first pass of each step.
+    const auto first = profile::summarize(r, kernels, columns, true);
+    CHECK(first[0].launches.size() == 1);
+    CHECK(first[0].cells[0] == "163");
+}
+
+TEST_CASE("host: profile: a kernel listed under several steps stays with the step that launched it") {
+    std::string error;
+    const auto kernels = profile::parse_kernel_steps(
+        "5=reduce_tiles 5=rescan_tiles 6=scan_decoupled_lookback 7=compact_flags 7=compact_scatter "
+        "7=reduce_tiles 7=rescan_tiles 8=radix_*",
+        &error);
+    REQUIRE(error.empty());
+    std::vector<profile::Launch> launches;
+    for (const char* k : {"reduce_tiles", "rescan_tiles<int, true>", "scan_decoupled_lookback<int, true>", "compact_flags",
+                          "reduce_tiles", "rescan_tiles<int, false>", "compact_scatter", "radix_scatter", "other"})
+        launches.push_back(launch_of(k, 1000));
+    CHECK(profile::assign_steps(launches, kernels) ==
+          std::vector<std::string>{"5", "5", "6", "7", "7", "7", "7", "8", ""});
+    CHECK(profile::kernel_regex(kernels) ==
+          "^(reduce_tiles|rescan_tiles|scan_decoupled_lookback|compact_flags|compact_scatter|radix_[A-Za-z0-9_]*)(<.*)?$");
+}
+
+TEST_CASE("host: profile: a step with no launch, nothing to divide by, a missing metric") {
+    std::string error;
+    const auto kernels = profile::parse_kernel_steps("1=one 2=two", &error);
+    const auto columns = profile::parse_columns(
+        "per request = a__x.sum / b__y.sum; total (thousands) = 0.001 * a__x.sum + c__z.sum; share = d__w.pct", &error);
+    REQUIRE(error.empty());
+    profile::Report r;
+    r.columns = {"ID", "Kernel Name", profile::kTimeMetric, "a__x.sum", "b__y.sum", "c__z.sum"};
+    r.launches = {launch_of("two", 1000, {{"a__x.sum", 3000}, {"b__y.sum", 0}, {"c__z.sum", 500}}),
+                  launch_of("two", 3000, {{"a__x.sum", 1000}, {"b__y.sum", 0}, {"c__z.sum", 500}})};
+    const auto rows = profile::summarize(r, kernels, columns, false);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].kernel == "(no launch profiled)");
+    CHECK(rows[0].cells == std::vector<std::string>{"-", "-", "-"});
+    CHECK(rows[1].cells[0] == "-");     // no requests: no ratio
+    CHECK(rows[1].cells[1] == "5.00");  // (3000 + 500 + 1000 + 500) / 1000
+    CHECK(rows[1].cells[2] == "n/a");   // never collected
+    CHECK(profile::missing_metrics(r, columns) == std::vector<std::string>{"d__w.pct"});
+}
+
+TEST_CASE("host: profile: a malformed list gets one message naming the entry") {
+    struct Case {
+        bool columns;  // a PROFILE_COLUMNS spec, else a PROFILE_KERNELS one
+        const char* spec;
+        const char* message;
+    };
+    const Case cases[] = {
+        {false, "1=ok 2", "'2' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
+        {false, "1=bad-name", "'1=bad-name' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
+        {false, "  ", "names no kernel (STEP=KERNEL ...)"},
+        {true, "no formula here", "'no formula here': write it as HEADER = FORMULA"},
+        {true, "x = a__b.sum +", "'x = a__b.sum +': ends where a metric name should follow"},
+        {true, "x = two * a__b.sum", "'x = two * a__b.sum': 'two' is not a number"},
+        {true, "x = a-b", "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)"},
+        {true, "x = a__b.sum c__d.sum", "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'"},
+    };
+    for (const Case& k : cases) {
+        std::string error;
+        if (k.columns)
+            profile::parse_columns(k.spec, &error);
+        else
+            profile::parse_kernel_steps(k.spec, &error);
+        CHECK_MESSAGE(error == k.message, k.spec);
+    }
+    std::string error;
+    const auto c = profile::parse_columns("ratio (=1 ideal) = 2 * a__b.sum + c__d.sum / e__f.sum;;", &error);
+    REQUIRE(error.empty());
+    REQUIRE(c.size() == 1);
+    CHECK(c[0].header == "ratio (=1 ideal)");
+    CHECK(c[0].scale == 2.0);
+    CHECK(c[0].num == std::vector<std::string>{"a__b.sum", "c__d.sum"});
+    CHECK(c[0].den == std::vector<std::string>{"e__f.sum"});
 }
