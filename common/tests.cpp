@@ -223,6 +223,8 @@ TEST_CASE("host: sum_reference adds in double and sums magnitudes; NaN makes bot
     CHECK(std::isnan(nan.sum));
     CHECK(std::isnan(nan.sum_abs));
     CHECK(sum_reference(std::vector<float>{}).sum == 0.0);
+}
+
 // ---- make profile-NN: ncu's CSV to a table (profile_table.h) -----------------------------------
 // common/profile_sample.csv is what ncu 2025.3 wrote for 05's solution on an H100 (COURSE_PROFILE=1,
 // so each step once: 24 launches, the passes of steps 1-7 included), trimmed to 23 columns.
