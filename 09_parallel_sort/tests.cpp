@@ -87,13 +87,22 @@ const Distribution kDistributions[] = {Distribution::random,  Distribution::equa
 const size_t kSizes[] = {0,    1,    2,    3,     31,    33,    2047, kBitonicTile, 2049,
                          4095, kRadixTile, 4097, 12287, 12289, 65537};
 
-// Past 2^31 keys an int index wraps. n = 2^31 + 11 keys, a permutation of 0 .. n-1 ((i * a) mod
-// n, with a prime and larger than n): sorted, key j is j, and the value at j is the position of
-// key j, so the check needs no sort. Step 1 gets n-1, n-2, ..., 0 instead, whose sorted tiles
-// are known as well.
+// Past 2^31 keys an int index wraps. n = 2^31 + 11 keys, a permutation of 0 .. n-1: key i is
+// i * a mod n (a fixed constant coprime with n). Sorted, key j is j, and its value
+// (input position) is j * a^-1 mod n: the check needs no sort, and both sequences are made by
+// adding a constant modulo n. Step 1 gets n-1, n-2, ..., 0, whose sorted tiles are known too.
+uint64_t inverse_mod(uint64_t a, uint64_t n) {  // extended Euclid; a and n coprime
+    int64_t r0 = (int64_t)n, r1 = (int64_t)(a % n), t0 = 0, t1 = 1;
+    while (r1 != 0) {
+        const int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+    }
+    return (uint64_t)(t0 < 0 ? t0 + (int64_t)n : t0);
+}
+
 void expect_huge(const Step<SortFn>& step) {
     const size_t n = ((size_t)1 << 31) + 11;
-    const uint64_t a = 2654435761u;
+    const uint64_t a = 2654435761u % n, a_inverse = inverse_mod(a, n);
     const bool pairs = step_takes(step.number, KeyType::u32, true), by_tile = sorted_run(step.number) > 0;
     const double gpu_bytes = 4.0 * n * (pairs ? 6 : 3) + 0.5 * n, host_bytes = 4.0 * n * (pairs ? 3 : 2);
     if (gpu_bytes > 0.9 * (double)free_gpu_bytes())
@@ -101,8 +110,10 @@ void expect_huge(const Step<SortFn>& step) {
                        free_gpu_bytes() / 1e9));
     if (host_bytes > 0.8 * host_memory_bytes())
         SKIP_CASE(strf("needs %.1f GB of host memory for 2^31 + 11 keys", host_bytes / 1e9));
+    REQUIRE(a * a_inverse % n == 1);
     std::vector<uint32_t> keys(n);
-    for (size_t i = 0; i < n; ++i) keys[i] = (uint32_t)(by_tile ? n - 1 - i : i * a % n);
+    for (size_t i = 0, k = 0; i < n; ++i, k = k + a >= n ? k + a - n : k + a)
+        keys[i] = (uint32_t)(by_tile ? n - 1 - i : k);
     DeviceBuffer<uint32_t> d_keys(keys), d_out(n), d_values(pairs ? n : 0), d_values_out(pairs ? n : 0);
     keys = {};
     if (pairs) d_values.upload(positions(n));
@@ -122,8 +133,8 @@ void expect_huge(const Step<SortFn>& step) {
     if (pairs) {
         const std::vector<uint32_t> values = d_values_out.download();
         size_t bad_values = 0, first_bad_value = 0;
-        for (size_t j = 0; j < n; ++j)
-            if ((values[j] >= n || values[j] * a % n != j) && bad_values++ == 0) first_bad_value = j;
+        for (size_t j = 0, v = 0; j < n; ++j, v = v + a_inverse >= n ? v + a_inverse - n : v + a_inverse)
+            if (values[j] != v && bad_values++ == 0) first_bad_value = j;
         INFO("values: " << bad_values << " wrong, the first at " << first_bad_value);
         CHECK(bad_values == 0);
     }
