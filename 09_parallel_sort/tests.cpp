@@ -9,8 +9,8 @@
 // Steps 1 to 4 sort unsigned keys alone; step 5 carries the keys' input positions as values in
 // every case, so each of its results is also checked for stability.
 #include <algorithm>
-#include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "bench.h"  // strf
@@ -46,8 +46,9 @@ std::vector<uint32_t> first(const std::vector<uint32_t>& v, size_t n) { return {
 
 void expect_sorted(SortFn run, const std::vector<uint32_t>& keys, KeyType type, bool pairs, size_t run_length) {
     const size_t n = keys.size();
+    const std::string key_type = to_string(type);
     CAPTURE(n);
-    CAPTURE(to_string(type));
+    CAPTURE(key_type);
     CAPTURE(pairs);
     const int poison = absent_byte(keys);
     const uint32_t pattern = 0x01010101u * (uint32_t)poison;
@@ -87,54 +88,89 @@ const Distribution kDistributions[] = {Distribution::random,  Distribution::equa
 const size_t kSizes[] = {0,    1,    2,    3,     31,    33,    2047, kBitonicTile, 2049,
                          4095, kRadixTile, 4097, 12287, 12289, 65537};
 
-// Past 2^31 keys an int index wraps. n = 2^31 + 11 keys, a permutation of 0 .. n-1: key i is
-// i * a mod n (a fixed constant coprime with n). Sorted, key j is j, and its value
-// (input position) is j * a^-1 mod n: the check needs no sort, and both sequences are made by
-// adding a constant modulo n. Step 1 gets n-1, n-2, ..., 0, whose sorted tiles are known too.
-uint64_t inverse_mod(uint64_t a, uint64_t n) {  // extended Euclid; a and n coprime
-    int64_t r0 = (int64_t)n, r1 = (int64_t)(a % n), t0 = 0, t1 = 1;
+// Past 2^31 keys an int index wraps. The case sorts n = 2^31 + 11 keys, a permutation of
+// 0 .. n-1 built so that both answers are known without sorting: the tiles of kBitonicTile keys
+// hold the ranges of keys in reverse order (tile 0 the largest keys, so every key crosses the
+// array), each range shuffled inside its tile (offset p holds range start + p * 1031 mod the
+// tile's length). Sorted, key j is j, and its value (input position) follows from the inverse
+// shuffle; step 1's sorted tiles are their ranges in order. Input and positions are made and
+// uploaded once and shared by every step's case.
+constexpr size_t kHugeN = ((size_t)1 << 31) + 11;
+constexpr uint64_t kShuffle = 1031;  // coprime with 2048 and with 11, the last tile's length
+
+uint64_t inverse_mod(uint64_t a, uint64_t m) {  // extended Euclid; a and m coprime
+    int64_t r0 = (int64_t)m, r1 = (int64_t)(a % m), t0 = 0, t1 = 1;
     while (r1 != 0) {
         const int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
         r0 = r1, r1 = r2, t0 = t1, t1 = t2;
     }
-    return (uint64_t)(t0 < 0 ? t0 + (int64_t)n : t0);
+    return (uint64_t)(t0 < 0 ? t0 + (int64_t)m : t0);
+}
+struct HugeTile {
+    size_t start, length, first_key;  // its positions, and the range of keys it holds
+};
+HugeTile huge_tile(size_t t) {
+    const size_t start = t * kBitonicTile, length = std::min(kBitonicTile, kHugeN - start);
+    return {start, length, kHugeN - start - length};
+}
+// p * kShuffle mod length, without a division for the full tiles.
+uint64_t shuffle_mod(uint64_t x, size_t length) { return length == kBitonicTile ? x & (kBitonicTile - 1) : x % length; }
+
+struct HugeInput {
+    DeviceBuffer<uint32_t> keys, positions;
+};
+// The shared input, or nullptr when this machine lacks the memory (a GPU case needs the input,
+// the positions, outputs for keys and values and the sort's temporaries: 24.5 bytes a key).
+const HugeInput* huge_input() {
+    static const bool fits = 24.5 * kHugeN < 0.9 * (double)free_gpu_bytes() &&
+                             3.0 * 4 * kHugeN < 0.8 * host_memory_bytes();
+    static HugeInput input;
+    if (!fits) return nullptr;
+    if (input.keys.size() == 0) {
+        std::vector<uint32_t> host(kHugeN);
+        for (size_t t = 0; t * kBitonicTile < kHugeN; ++t) {
+            const HugeTile tile = huge_tile(t);
+            for (size_t p = 0; p < tile.length; ++p)
+                host[tile.start + p] = (uint32_t)(tile.first_key + shuffle_mod(p * kShuffle, tile.length));
+        }
+        input.keys = DeviceBuffer<uint32_t>(host);
+        host = positions(kHugeN);
+        input.positions = DeviceBuffer<uint32_t>(host);
+    }
+    return &input;
 }
 
 void expect_huge(const Step<SortFn>& step) {
-    const size_t n = ((size_t)1 << 31) + 11;
-    const uint64_t a = 2654435761u % n, a_inverse = inverse_mod(a, n);
+    const size_t n = kHugeN;
+    const HugeInput* input = huge_input();
+    if (!input) SKIP_CASE("needs 53 GB of GPU memory and 26 GB of host memory for 2^31 + 11 keys");
     const bool pairs = step_takes(step.number, KeyType::u32, true), by_tile = sorted_run(step.number) > 0;
-    const double gpu_bytes = 4.0 * n * (pairs ? 6 : 3) + 0.5 * n, host_bytes = 4.0 * n * (pairs ? 3 : 2);
-    if (gpu_bytes > 0.9 * (double)free_gpu_bytes())
-        SKIP_CASE(strf("needs %.1f GB of GPU memory for 2^31 + 11 keys; %.1f GB is free", gpu_bytes / 1e9,
-                       free_gpu_bytes() / 1e9));
-    if (host_bytes > 0.8 * host_memory_bytes())
-        SKIP_CASE(strf("needs %.1f GB of host memory for 2^31 + 11 keys", host_bytes / 1e9));
-    REQUIRE(a * a_inverse % n == 1);
-    std::vector<uint32_t> keys(n);
-    for (size_t i = 0, k = 0; i < n; ++i, k = k + a >= n ? k + a - n : k + a)
-        keys[i] = (uint32_t)(by_tile ? n - 1 - i : k);
-    DeviceBuffer<uint32_t> d_keys(keys), d_out(n), d_values(pairs ? n : 0), d_values_out(pairs ? n : 0);
-    keys = {};
-    if (pairs) d_values.upload(positions(n));
+    DeviceBuffer<uint32_t> d_out(n), d_values_out(pairs ? n : 0);
     d_out.poison();
     d_values_out.poison();
-    step.run(SortJob{d_keys.get(), d_out.get(), n, KeyType::u32, d_values.get(), d_values_out.get()});
+    step.run(SortJob{input->keys.get(), d_out.get(), n, KeyType::u32, pairs ? input->positions.get() : nullptr,
+                     d_values_out.get()});
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<uint32_t> out = d_out.download();
     size_t bad = 0, first_bad = 0;
     for (size_t j = 0; j < n; ++j) {
-        const size_t tile_start = j / kBitonicTile * kBitonicTile, tile_end = std::min(tile_start + kBitonicTile, n);
-        const size_t want = by_tile ? n - tile_end + (j - tile_start) : j;
+        const HugeTile tile = huge_tile(j / kBitonicTile);
+        const size_t want = by_tile ? tile.first_key + (j - tile.start) : j;
         if (out[j] != want && bad++ == 0) first_bad = j;
     }
     INFO("keys: " << bad << " wrong, the first at " << first_bad);
     CHECK(bad == 0);
     if (pairs) {
         const std::vector<uint32_t> values = d_values_out.download();
+        const uint64_t inverse_full = inverse_mod(kShuffle, kBitonicTile);
+        const uint64_t inverse_last = inverse_mod(kShuffle, huge_tile((n - 1) / kBitonicTile).length);
         size_t bad_values = 0, first_bad_value = 0;
-        for (size_t j = 0, v = 0; j < n; ++j, v = v + a_inverse >= n ? v + a_inverse - n : v + a_inverse)
-            if (values[j] != v && bad_values++ == 0) first_bad_value = j;
+        for (size_t j = 0; j < n; ++j) {
+            const HugeTile tile = huge_tile((n - 1 - j) / kBitonicTile);  // the tile that holds key j
+            const uint64_t inverse = tile.length == kBitonicTile ? inverse_full : inverse_last;
+            const size_t want = tile.start + shuffle_mod((j - tile.first_key) * inverse, tile.length);
+            if (values[j] != want && bad_values++ == 0) first_bad_value = j;
+        }
         INFO("values: " << bad_values << " wrong, the first at " << first_bad_value);
         CHECK(bad_values == 0);
     }
@@ -163,7 +199,8 @@ STEP_CASES(kSteps, "n = 0, 1, 2, 3, 31, 33, either side of each tile size, odd s
 STEP_CASES(kSteps, "random, equal, sorted, reverse, few (4), top bit only, low bit only", [](const auto& step) {
     for (Distribution d : kDistributions)
         for (size_t n : {(size_t)3, kBitonicTile + 1, (size_t)10007}) {
-            CAPTURE(distribution_names()[(int)d]);
+            const std::string distribution = distribution_names()[(int)d];
+            CAPTURE(distribution);
             expect_step(step, make_keys(n, d, 7 * n + (int)d));
         }
 });
@@ -177,7 +214,8 @@ STEP_CASES(kSteps, "the smallest and largest keys (the padding's value) in parti
 });
 STEP_CASES(kSteps, "n = 2^20 + 7, every distribution (large)", [](const auto& step) {
     for (Distribution d : kDistributions) {
-        CAPTURE(distribution_names()[(int)d]);
+        const std::string distribution = distribution_names()[(int)d];
+        CAPTURE(distribution);
         expect_step(step, make_keys(((size_t)1 << 20) + 7, d, 11 + (int)d));
     }
 });
@@ -218,7 +256,8 @@ TEST_CASE("step 4 radix_sort: every digit value in every tile, 4 tiles" * needs_
 // ---- step 5: int and float keys, values, stability ---------------------------------------------
 TEST_CASE("step 5 keys_and_pairs: int keys, every distribution, with and without values" * needs_gpu()) {
     for (Distribution d : kDistributions) {
-        CAPTURE(distribution_names()[(int)d]);
+        const std::string distribution = distribution_names()[(int)d];
+        CAPTURE(distribution);
         const std::vector<uint32_t> keys = make_keys(10007, d, 5 + (int)d, KeyType::i32);
         expect_sorted(run_radix_sort, keys, KeyType::i32, true, 0);
         expect_sorted(run_radix_sort, keys, KeyType::i32, false, 0);
@@ -249,7 +288,8 @@ TEST_CASE("step 5 keys_and_pairs: float special values, -0.0 before +0.0, NaNs l
 TEST_CASE("step 5 keys_and_pairs: equal keys keep their input order (uint pairs)" * needs_gpu()) {
     for (Distribution d : {Distribution::equal, Distribution::few, Distribution::top_bit, Distribution::low_bit})
         for (size_t n : {(size_t)2, (size_t)4097, (size_t)30011}) {
-            CAPTURE(distribution_names()[(int)d]);
+            const std::string distribution = distribution_names()[(int)d];
+            CAPTURE(distribution);
             expect_sorted(run_radix_sort, make_keys(n, d, n), KeyType::u32, true, 0);
         }
 }
@@ -262,7 +302,8 @@ TEST_CASE("step 5 keys_and_pairs: ordered_bits orders uint, int and float as key
     for (uint32_t edge : {0x00000000u, 0x7F800000u, 0x80000000u, 0xFF800000u, 0xFFFFFFFFu, 0x7FFFFFFFu})
         for (uint32_t d = 0; d < 4; ++d) sample.insert(sample.end(), {edge + d, edge - d});
     for (KeyType type : {KeyType::u32, KeyType::i32, KeyType::f32}) {
-        CAPTURE(to_string(type));
+        const std::string key_type = to_string(type);
+        CAPTURE(key_type);
         std::vector<uint32_t> order = sample;
         std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key_less(x, y, type); });
         order.erase(std::unique(order.begin(), order.end()), order.end());
