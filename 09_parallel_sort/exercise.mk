@@ -3,5 +3,5 @@
 #   BASELINES      library baselines linked in from common/baselines/
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
-SANITIZE_ARGS := --n 10007 --pairs
+SANITIZE_ARGS := --n 4099 --pairs
 BASELINES     := cub_sort
