@@ -102,6 +102,11 @@ table() {
 08_tiled_matmul/solution/tiled_matmul --k size1
 08_tiled_matmul/solution/tiled_matmul --seed size0
 08_tiled_matmul/solution/tiled_matmul --kernel choice
+09_parallel_sort/solution/parallel_sort --n size0
+09_parallel_sort/solution/parallel_sort --seed size0
+09_parallel_sort/solution/parallel_sort --kernel choice
+09_parallel_sort/solution/parallel_sort --distribution choice
+09_parallel_sort/solution/parallel_sort --keys choice
 EOF
 }
 
@@ -160,6 +165,10 @@ expect "--n" build/05_tree_reduce/solution/tree_reduce --n 99999999999999
 expect "--n" build/06_atomics_cas/solution/atomics_cas --n 2^40
 expect "--n" build/07_prefix_scan/solution/prefix_scan --n 2^40
 expect "--m" build/08_tiled_matmul/solution/tiled_matmul --m 2^20 --n 2^20
+expect "--n" build/09_parallel_sort/solution/parallel_sort --n 2^40
+expect "--n" build/09_parallel_sort/solution/parallel_sort --n 4294967295
+expect "--pairs" build/09_parallel_sort/solution/parallel_sort --kernel radix_sort --pairs
+expect "--keys" build/09_parallel_sort/solution/parallel_sort --kernel split --keys int
 expect "--rows" build/04_naive_reduce/solution/naive_reduce --rows 2^31 --cols 2^10
 expect "--cols" build/04_naive_reduce/solution/naive_reduce --cols 2^40
 expect "--size" build/03_game_of_life/solution/game_of_life --size 1000000x1000000
@@ -179,6 +188,10 @@ expect "--n" build/06_atomics_cas/solution/atomics_cas --bench --n 100
 expect "--n" build/07_prefix_scan/solution/prefix_scan --bench --n 100
 expect "--racy-demo" build/07_prefix_scan/solution/prefix_scan --bench --racy-demo
 expect "--m" build/08_tiled_matmul/solution/tiled_matmul --bench --m 100
+expect "--n" build/09_parallel_sort/solution/parallel_sort --bench --n 100
+expect "--pairs" build/09_parallel_sort/solution/parallel_sort --bench --pairs
+expect "--keys" build/09_parallel_sort/solution/parallel_sort --bench --keys int
+expect "--distribution" build/09_parallel_sort/solution/parallel_sort --bench --distribution few
 expect "--size" build/03_game_of_life/solution/game_of_life --bench --size 64x64
 expect "--gif" build/03_game_of_life/solution/game_of_life --bench --gif "$tmp/x.gif"
 expect "--watch" build/03_game_of_life/solution/game_of_life --bench --watch
