@@ -107,9 +107,9 @@ __device__ Stats stats_merge(Stats a, Stats b) {
 // Launched with blockDim.x Stats of dynamic shared memory.
 __global__ void stats_blocks(const float* x, size_t n, Stats* partials) {
     // TODO(step 4): each thread summarises its grid-stride elements (from stats_empty()); the block
-    //               merges the summaries in dynamic shared memory (extern __shared__ Stats,
-    //               blockDim.x of them) with step 3's rounds and barriers; thread 0 writes the
-    //               block's summary to partials[blockIdx.x].
+    //               merges the blockDim.x summaries in dynamic shared memory (an extern __shared__
+    //               Stats array under a new name: `values` is already a float array) with step 3's
+    //               rounds and barriers; thread 0 writes the block's summary to partials[blockIdx.x].
 }
 
 void run_stats(const float* x, size_t n, Stats* partials, int block_size) {
