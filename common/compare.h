@@ -56,6 +56,16 @@ inline bool within(double got, double ref, Tolerance tol) {
     return std::fabs(got - ref) <= tol.atol + tol.rtol * std::fabs(ref);
 }
 
+// A value in a message: whole numbers (integer keys, counts, 2^32 - 1) in full, others to 9 digits.
+inline std::string value_text(double v) {
+    char buf[40];
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e16)
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
 struct Comparison {
     size_t count = 0;       // elements compared
     size_t mismatches = 0;  // elements outside the tolerance (NaN included)
@@ -69,8 +79,8 @@ struct Comparison {
         if (ok())
             std::snprintf(buf, sizeof buf, "all %zu match (max abs error %.3g)", count, worst_abs_err);
         else
-            std::snprintf(buf, sizeof buf, "%zu of %zu differ; first at [%zu]: got %.9g, expected %.9g",
-                          mismatches, count, first_bad, first_got, first_ref);
+            std::snprintf(buf, sizeof buf, "%zu of %zu differ; first at [%zu]: got %s, expected %s", mismatches,
+                          count, first_bad, value_text(first_got).c_str(), value_text(first_ref).c_str());
         return buf;
     }
 };

@@ -180,6 +180,12 @@ TEST_CASE("host: compare: NaN never passes, tolerance is abs + rel") {
     CHECK(c.mismatches == 1);
     CHECK(c.first_bad == 1);
     CHECK_FALSE(compare_exact(std::vector<int>{1, 2}, std::vector<int>{1, 2, 3}).ok());
+    // Integer keys are named in full, not as 4.2949673e+09; other values to 9 digits.
+    CHECK(compare_exact(std::vector<uint32_t>{4294967295u}, std::vector<uint32_t>{4u}).describe() ==
+          "1 of 1 differ; first at [0]: got 4294967295, expected 4");
+    CHECK(compare(std::vector<float>{2.5f}, std::vector<double>{0.1}, Tolerance{}).describe() ==
+          "1 of 1 differ; first at [0]: got 2.5, expected 0.1");
+    CHECK(value_text(std::nan("")) == "nan");
 }
 
 TEST_CASE("host: random inputs are seeded, in range, and not all alike") {
