@@ -66,7 +66,7 @@ const Gpu kGpus[] = {
 DECLARE_STEPS(kSteps);  // the summary lists all five steps, in order, run or not
 
 // ---- step 1 ---------------------------------------------------------------------------------
-TEST_CASE("step 1 limits: every field equals cudaDeviceGetAttribute, on every device" * needs_gpu()) {
+STEP_CASE(kSteps, "limits", "every field equals cudaDeviceGetAttribute, on every device") {
     for (int d = 0; d < device_count(); ++d) {
         CAPTURE(d);
         DeviceReport r = query_device(d);
@@ -98,8 +98,7 @@ TEST_CASE("step 1 limits: every field equals cudaDeviceGetAttribute, on every de
 }
 
 // ---- step 2 ---------------------------------------------------------------------------------
-TEST_CASE("step 2 memory: every field equals cudaDeviceGetAttribute and cudaMemGetInfo, on every device" *
-          needs_gpu()) {
+STEP_CASE(kSteps, "memory", "every field equals cudaDeviceGetAttribute and cudaMemGetInfo, on every device") {
     for (int d = 0; d < device_count(); ++d) {
         CAPTURE(d);
         MemInfo before = mem_info(d);
@@ -125,7 +124,7 @@ TEST_CASE("step 2 memory: every field equals cudaDeviceGetAttribute and cudaMemG
     }
 }
 
-TEST_CASE("step 2 memory: the calling thread's current device is unchanged afterwards" * needs_gpu()) {
+STEP_CASE(kSteps, "memory", "the calling thread's current device is unchanged afterwards") {
     const int n = device_count();
     const int current = n - 1;  // with two or more GPUs, query another device than the current one
     CUDA_CHECK(cudaSetDevice(current));
@@ -138,13 +137,13 @@ TEST_CASE("step 2 memory: the calling thread's current device is unchanged after
 }
 
 // ---- step 3 ---------------------------------------------------------------------------------
-TEST_CASE("step 3 bandwidth: RTX 4090, 10501 MHz x 384 bits = 1008 GB/s") {
+STEP_HOST_CASE(kSteps, "bandwidth", "RTX 4090, 10501 MHz x 384 bits = 1008 GB/s") {
     CHECK(rounds_to(theoretical_bandwidth_gbs(10501000, 384), 1008, 1));
 }
-TEST_CASE("step 3 bandwidth: H100 SXM, 2619 MHz x 5120 bits = 3352 GB/s") {
+STEP_HOST_CASE(kSteps, "bandwidth", "H100 SXM, 2619 MHz x 5120 bits = 3352 GB/s") {
     CHECK(rounds_to(theoretical_bandwidth_gbs(2619000, 5120), 3352, 1));
 }
-TEST_CASE("step 3 bandwidth: all four GPUs, with A100 40GB 1555 GB/s and T4 320 GB/s") {
+STEP_HOST_CASE(kSteps, "bandwidth", "all four GPUs, with A100 40GB 1555 GB/s and T4 320 GB/s") {
     for (const Gpu& g : kGpus) {
         CAPTURE(g.name);
         double got = theoretical_bandwidth_gbs(g.mem_clock_khz, g.bus_bits);
@@ -152,7 +151,7 @@ TEST_CASE("step 3 bandwidth: all four GPUs, with A100 40GB 1555 GB/s and T4 320 
         CHECK(rounds_to(got, g.bandwidth_gbs, g.bandwidth_unit));
     }
 }
-TEST_CASE("step 3 bandwidth: the exact formula, no int overflow, 0 for a zero clock or bus") {
+STEP_HOST_CASE(kSteps, "bandwidth", "the exact formula, no int overflow, 0 for a zero clock or bus") {
     // 2 * 3201000 kHz * 6144 bits overflows 32-bit ints many times over.
     CHECK(theoretical_bandwidth_gbs(3201000, 6144) ==
           doctest::Approx(2 * 3.201e9 * 768 / 1e9).epsilon(1e-12));
@@ -162,13 +161,13 @@ TEST_CASE("step 3 bandwidth: the exact formula, no int overflow, 0 for a zero cl
 }
 
 // ---- step 4 ---------------------------------------------------------------------------------
-TEST_CASE("step 4 fp32_cores: published core counts (RTX 4090, H100 SXM, A100, T4)") {
+STEP_HOST_CASE(kSteps, "fp32_cores", "published core counts (RTX 4090, H100 SXM, A100, T4)") {
     for (const Gpu& g : kGpus) {
         CAPTURE(g.name);
         CHECK(fp32_cores_per_sm(g.cc_major, g.cc_minor) * g.sm_count == g.total_cores);
     }
 }
-TEST_CASE("step 4 fp32_cores: every architecture from Maxwell to Blackwell; 0 when unknown") {
+STEP_HOST_CASE(kSteps, "fp32_cores", "every architecture from Maxwell to Blackwell; 0 when unknown") {
     struct Case {
         int major, minor, cores;
     };
@@ -184,10 +183,10 @@ TEST_CASE("step 4 fp32_cores: every architecture from Maxwell to Blackwell; 0 wh
 }
 
 // ---- step 5 ---------------------------------------------------------------------------------
-TEST_CASE("step 5 roofline: RTX 4090, 128 SMs x 128 cores x 2.52 GHz = 82.6 TFLOP/s") {
+STEP_HOST_CASE(kSteps, "roofline", "RTX 4090, 128 SMs x 128 cores x 2.52 GHz = 82.6 TFLOP/s") {
     CHECK(rounds_to(peak_fp32_gflops(128, 128, 2520000) / 1000, 82.6, 0.1));
 }
-TEST_CASE("step 5 roofline: H100 SXM 66.9, A100 19.5 and T4 8.1 TFLOP/s") {
+STEP_HOST_CASE(kSteps, "roofline", "H100 SXM 66.9, A100 19.5 and T4 8.1 TFLOP/s") {
     for (const Gpu& g : kGpus) {
         CAPTURE(g.name);
         const int cores = g.total_cores / g.sm_count;  // from the published counts, not step 4
@@ -196,7 +195,7 @@ TEST_CASE("step 5 roofline: H100 SXM 66.9, A100 19.5 and T4 8.1 TFLOP/s") {
         CHECK(rounds_to(tflops, g.tflops, g.tflops_unit));
     }
 }
-TEST_CASE("step 5 roofline: the exact formula, and ridge points in FLOP per byte") {
+STEP_HOST_CASE(kSteps, "roofline", "the exact formula, and ridge points in FLOP per byte") {
     CHECK(peak_fp32_gflops(132, 128, 1980000) ==
           doctest::Approx(2.0 * 132 * 128 * 1.98).epsilon(1e-12));
     CHECK(peak_fp32_gflops(0, 128, 1980000) == 0.0);
@@ -208,12 +207,12 @@ TEST_CASE("step 5 roofline: the exact formula, and ridge points in FLOP per byte
 }
 
 // ---- steps 3 and 5 on this GPU ---------------------------------------------------------------
-TEST_CASE("step 3 bandwidth: this GPU's figure equals common/gpu.h's device_facts()" * needs_gpu()) {
+STEP_CASE(kSteps, "bandwidth", "this GPU's figure equals common/gpu.h's device_facts()") {
     DeviceFacts f = device_facts(0);
     CHECK(theoretical_bandwidth_gbs(f.mem_clock_khz, f.mem_bus_bits) ==
           doctest::Approx(f.dram_gbs).epsilon(1e-9));
 }
-TEST_CASE("step 5 roofline: this GPU's peak equals common/gpu.h's device_facts()" * needs_gpu()) {
+STEP_CASE(kSteps, "roofline", "this GPU's peak equals common/gpu.h's device_facts()") {
     DeviceFacts f = device_facts(0);
     const int lanes = fp32_lanes_per_sm(f.major, f.minor);
     if (lanes == 0) SKIP_CASE("common/gpu.h does not know this architecture's lanes per SM");

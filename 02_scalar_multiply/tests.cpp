@@ -72,17 +72,17 @@ STEP_CASES_FROM(kSteps, 2, "block sizes 32 to 1024, including 33 and 96", [](con
 STEP_CASES_FROM(kSteps, 2, "n = 2^31 + 5, size_t indexing (large)", [](const auto& step) { expect_scaled_huge(step); });
 
 // ---- step 4: what only 16-byte accesses can get wrong ----------------------------------------
-TEST_CASE("step 4 vectorized: every tail length, n = 2 to 9" * needs_gpu()) {
-    for (size_t n = 2; n <= 9; ++n) expect_scaled(kSteps[3], n, 2.5f, 256, n + 4);
+STEP_CASE(kSteps, "vectorized", "every tail length, n = 2 to 9") {
+    for (size_t n = 2; n <= 9; ++n) expect_scaled(step, n, 2.5f, 256, n + 4);
 }
-TEST_CASE("step 4 vectorized: pointers not 16-byte aligned, and aligned ones at an offset" * needs_gpu()) {
+STEP_CASE(kSteps, "vectorized", "pointers not 16-byte aligned, and aligned ones at an offset") {
     const size_t n = 100003;
     std::vector<float> x = random_floats(n + 8, 5, -10.0f, 10.0f);
     DeviceBuffer<float> d_x(x), d_out(n + 8);
     for (size_t offset : {1, 2, 3, 4}) {
         CAPTURE(offset);
         d_out.poison();
-        run_vectorized(-0.5f, d_x.get() + offset, d_out.get() + offset, n, 256);
+        step.run(-0.5f, d_x.get() + offset, d_out.get() + offset, n, 256);
         CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<float> out = d_out.download();
         std::vector<double> ref(n);

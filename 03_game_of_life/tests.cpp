@@ -202,17 +202,17 @@ STEP_CASES(kSteps, "every shipped pattern equals the CPU reference after 100 gen
 STEP_CASES(kSteps, "a lattice with no cells does nothing", check_empty);
 
 // ---- Steps 1 and 3 (one block cannot hold these) --------------------------------------------------------
-TEST_CASE("step 1 global: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "global", "equals the CPU reference after 100 generations on 1000x1000 (large)") {
     check_large_random(kSteps[0]);
 }
-TEST_CASE("step 1 global: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) { check_huge(kSteps[0]); }
-TEST_CASE("step 3 shared: equals the CPU reference after 100 generations on 1000x1000 (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "global", "65536 x 32800 lattice, more than 2^31 cells (large)") { check_huge(kSteps[0]); }
+STEP_CASE(kSteps, "shared", "equals the CPU reference after 100 generations on 1000x1000 (large)") {
     check_large_random(kSteps[2]);
 }
-TEST_CASE("step 3 shared: 65536 x 32800 lattice, more than 2^31 cells (large)" * needs_gpu()) { check_huge(kSteps[2]); }
+STEP_CASE(kSteps, "shared", "65536 x 32800 lattice, more than 2^31 cells (large)") { check_huge(kSteps[2]); }
 
 // ---- step 2 -----------------------------------------------------------------------------------------
-TEST_CASE("step 2 single_block: 0 generations copy the lattice" * needs_gpu()) {
+STEP_CASE(kSteps, "single_block", "0 generations copy the lattice") {
     const auto start = random_lattice(45, 23, 0.4, 3);
     DeviceBuffer<uint8_t> in(start), out(start.size());
     out.poison();
@@ -220,7 +220,7 @@ TEST_CASE("step 2 single_block: 0 generations copy the lattice" * needs_gpu()) {
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK_LATTICE(out.download(), start, 45, 23);
 }
-TEST_CASE("step 2 single_block: 1000x1000 does not fit one block: refused, nothing launched" * needs_gpu()) {
+STEP_CASE(kSteps, "single_block", "1000x1000 does not fit one block: refused, nothing launched") {
     // The kernel keeps two copies of the lattice in one block's shared memory.
     const size_t max_cells = single_block_max_cells();
     CHECK(max_cells >= 16384);  // 48 KB or more on every GPU this course supports
@@ -233,7 +233,7 @@ TEST_CASE("step 2 single_block: 1000x1000 does not fit one block: refused, nothi
     const auto untouched = out.download();
     CHECK(std::all_of(untouched.begin(), untouched.end(), [](uint8_t c) { return c == 0xFF; }));
 }
-TEST_CASE("step 2 single_block: the largest lattices that fit (square, 1 x N, N x 1) (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "single_block", "the largest lattices that fit (square, 1 x N, N x 1) (large)") {
     const int max_cells = (int)single_block_max_cells();
     const int side = (int)std::sqrt((double)max_cells);
     check_random(kSteps[1], side, max_cells / side, 100, 1);
@@ -242,15 +242,14 @@ TEST_CASE("step 2 single_block: the largest lattices that fit (square, 1 x N, N 
 }
 
 // ---- step 3 -----------------------------------------------------------------------------------------
-TEST_CASE("step 3 shared: a glider crosses 512-wide tiles and returns after 4N on a 528 x 528 torus (large)" *
-          needs_gpu()) {
+STEP_CASE(kSteps, "shared", "a glider crosses 512-wide tiles and returns after 4N on a 528 x 528 torus (large)") {
     check_glider(kSteps[2], {528});
 }
-TEST_CASE("step 3 shared: widths and heights around the tile size, vector, word and byte paths" * needs_gpu()) {
+STEP_CASE(kSteps, "shared", "widths and heights around the tile size, vector, word and byte paths") {
     for (int w : {15, 16, 17, 20, 496, 511, 512, 513, 516, 528, 1040})
         for (int h : {31, 33}) check_random(kSteps[2], w, h, 20, 1);
 }
-TEST_CASE("step 3 shared: lattices that do not start on a 16- or 4-byte boundary (offset pointers)" * needs_gpu()) {
+STEP_CASE(kSteps, "shared", "lattices that do not start on a 16- or 4-byte boundary (offset pointers)") {
     const int w = 1024, h = 40;
     const size_t n = (size_t)w * h;
     const auto start = random_lattice(w, h, 0.3, 11);

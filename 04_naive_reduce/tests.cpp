@@ -139,22 +139,21 @@ STEP_CASES_RANGE(kSteps, 1, 3, "n = 2^25, mixed signs (large)", [](const auto& s
 // A serial float sum cannot pass 2^24 by adding ones: 2^24 + 1 rounds back to 2^24 (ties to
 // even). Every atomicAdd lands on the one running total, so this is exactly what step 1 returns,
 // in any order: the documented limit of the serial sum (see the README), not a tolerance issue.
-TEST_CASE("step 1 atomic_each: 2^25 ones stop at exactly 2^24, the serial float sum's limit (large)" *
-          needs_gpu()) {
+STEP_CASE(kSteps, "atomic_each", "2^25 ones stop at exactly 2^24, the serial float sum's limit (large)") {
     CHECK(gpu_sum(kSteps[0].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
 }
-TEST_CASE("step 2 block_serial: 2^25 ones sum to exactly 2^25: no partial gets near 2^24 (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "block_serial", "2^25 ones sum to exactly 2^25: no partial gets near 2^24 (large)") {
     CHECK(gpu_sum(kSteps[1].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }
-TEST_CASE("step 3 block_tree: block size 1 (no rounds at all)" * needs_gpu()) {
+STEP_CASE(kSteps, "block_tree", "block size 1 (no rounds at all)") {
     expect_sum(kSteps[2].run, random_floats(1000, 5, -1.0f, 1.0f), 1);
 }
-TEST_CASE("step 3 block_tree: 2^25 ones sum to exactly 2^25 (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "block_tree", "2^25 ones sum to exactly 2^25 (large)") {
     CHECK(gpu_sum(kSteps[2].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }
 
 // ---- step 4 ---------------------------------------------------------------------------------
-TEST_CASE("step 4 stats: empty input: count 0, mean and variance NaN, min +inf, max -inf" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "empty input: count 0, mean and variance NaN, min +inf, max -inf") {
     const Summary s = gpu_stats({}, 256);
     CHECK(s.count == 0);
     CHECK(std::isnan(s.mean));
@@ -162,7 +161,7 @@ TEST_CASE("step 4 stats: empty input: count 0, mean and variance NaN, min +inf, 
     CHECK(s.min == kInf);
     CHECK(s.max == -kInf);
 }
-TEST_CASE("step 4 stats: n = 1: mean is the value, variance 0" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "n = 1: mean is the value, variance 0") {
     const Summary s = gpu_stats({-2.75f}, 256);
     CHECK(s.count == 1);
     CHECK(s.mean == -2.75);
@@ -170,16 +169,16 @@ TEST_CASE("step 4 stats: n = 1: mean is the value, variance 0" * needs_gpu()) {
     CHECK(s.min == -2.75f);
     CHECK(s.max == -2.75f);
 }
-TEST_CASE("step 4 stats: n = 255, 256, 257, 2^20+1" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "n = 255, 256, 257, 2^20+1") {
     for (size_t n : kSizes)
         if (n > 0) expect_stats(random_floats(n, n + 51, -1.0f, 1.0f));
 }
-TEST_CASE("step 4 stats: block sizes 32 to 1024, and 33, 96, 1000" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "block sizes 32 to 1024, and 33, 96, 1000") {
     for (int b : kBlocks) expect_stats(random_floats(100003, b + 52, -1.0f, 1.0f), b);
 }
 // 0, 1, ..., 299 with blocks of 256: mean 149.5, variance (300^2 - 1) / 12. A halving average
 // (the source material's) would weigh the 44 values of the second block like the 256 of the first.
-TEST_CASE("step 4 stats: 0..299 in uneven blocks: mean 149.5, variance 7499.9166..." * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "0..299 in uneven blocks: mean 149.5, variance 7499.9166...") {
     std::vector<float> x(300);
     for (size_t i = 0; i < x.size(); ++i) x[i] = (float)i;
     for (int b : {256, 128, 96, 1024}) {
@@ -192,21 +191,21 @@ TEST_CASE("step 4 stats: 0..299 in uneven blocks: mean 149.5, variance 7499.9166
         CHECK(s.max == 299.0f);
     }
 }
-TEST_CASE("step 4 stats: constant input: mean exact, variance exactly 0" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "constant input: mean exact, variance exactly 0") {
     const Summary s = gpu_stats(std::vector<float>(((size_t)1 << 20) + 1, 0.5f), 256);
     CHECK(s.mean == 0.5);
     CHECK(s.variance == 0.0);
     CHECK(s.min == 0.5f);
     CHECK(s.max == 0.5f);
 }
-TEST_CASE("step 4 stats: all-negative inputs, large magnitudes, values far from zero" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "all-negative inputs, large magnitudes, values far from zero") {
     const size_t big = ((size_t)1 << 20) + 1;
     expect_stats(random_floats(100003, 61, -1.0f, 0.0f));
     expect_stats(random_floats(big, 62, -1e15f, 1e15f));
     expect_stats(random_floats(big, 63, 1e6f, 2e6f));
     expect_stats(random_floats(big, 64, 1000.0f, 1001.0f));
 }
-TEST_CASE("step 4 stats: min and max are exact, wherever they are" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "min and max are exact, wherever they are") {
     const size_t n = 100003;
     for (size_t at : {(size_t)0, (size_t)4097, n - 1}) {
         CAPTURE(at);
@@ -218,7 +217,7 @@ TEST_CASE("step 4 stats: min and max are exact, wherever they are" * needs_gpu()
         CHECK(s.max == 2.7182817f);
     }
 }
-TEST_CASE("step 4 stats: a NaN in the input makes mean, variance, min and max NaN" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "a NaN in the input makes mean, variance, min and max NaN") {
     const size_t n = 100003;
     for (size_t at : {(size_t)0, n / 2, n - 1}) {
         CAPTURE(at);
@@ -232,26 +231,25 @@ TEST_CASE("step 4 stats: a NaN in the input makes mean, variance, min and max Na
         CHECK(std::isnan(s.max));
     }
 }
-TEST_CASE("step 4 stats: n = 2^25 (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "stats", "n = 2^25 (large)") {
     expect_stats(random_floats((size_t)1 << 25, 91, -1.0f, 1.0f));
     expect_stats(random_floats((size_t)1 << 25, 92, 1e6f, 2e6f));
 }
 
 // ---- step 5 ---------------------------------------------------------------------------------
-TEST_CASE("step 5 rows_cols: shapes 1x1, 1xN, Nx1, 513x257 (N = 100003)" * needs_gpu()) {
+STEP_CASE(kSteps, "rows_cols", "shapes 1x1, 1xN, Nx1, 513x257 (N = 100003)") {
     expect_rows_cols(1, 1);
     expect_rows_cols(1, 100003);
     expect_rows_cols(100003, 1);
     expect_rows_cols(513, 257);
 }
-TEST_CASE("step 5 rows_cols: shapes 1x(2^20+1), (2^20+1)x1, 3x100003, 100003x3 (large)" *
-          needs_gpu()) {
+STEP_CASE(kSteps, "rows_cols", "shapes 1x(2^20+1), (2^20+1)x1, 3x100003, 100003x3 (large)") {
     expect_rows_cols(1, ((size_t)1 << 20) + 1);
     expect_rows_cols(((size_t)1 << 20) + 1, 1);
     expect_rows_cols(3, 100003);
     expect_rows_cols(100003, 3);
 }
-TEST_CASE("step 5 rows_cols: empty matrices 0x5 and 5x0 give zero sums" * needs_gpu()) {
+STEP_CASE(kSteps, "rows_cols", "empty matrices 0x5 and 5x0 give zero sums") {
     for (auto [rows, cols] : {std::pair<size_t, size_t>{0, 5}, {5, 0}}) {
         CAPTURE(rows);
         CAPTURE(cols);
@@ -266,19 +264,19 @@ TEST_CASE("step 5 rows_cols: empty matrices 0x5 and 5x0 give zero sums" * needs_
         CHECK(d_total.download()[0] == 0.0f);
     }
 }
-TEST_CASE("step 5 rows_cols: block sizes 32 to 1024, and 33, 96, 1000, on 513x257" * needs_gpu()) {
+STEP_CASE(kSteps, "rows_cols", "block sizes 32 to 1024, and 33, 96, 1000, on 513x257") {
     for (int b : kBlocks) expect_rows_cols(513, 257, b);
 }
-TEST_CASE("step 5 rows_cols: all-negative inputs and large magnitudes" * needs_gpu()) {
+STEP_CASE(kSteps, "rows_cols", "all-negative inputs and large magnitudes") {
     expect_rows_cols(513, 257, 256, -1.0f, 0.0f);
     expect_rows_cols(513, 257, 256, -1e30f, 1e30f);
     expect_rows_cols(257, 513, 128, 1e6f, 2e6f);
 }
-TEST_CASE("step 5 rows_cols: a NaN makes its row, its column and the total NaN" * needs_gpu()) {
+STEP_CASE(kSteps, "rows_cols", "a NaN makes its row, its column and the total NaN") {
     expect_rows_cols(513, 257, 256, -1.0f, 1.0f, 100, 200);
     expect_rows_cols(513, 257, 256, -1.0f, 1.0f, 512, 0);
 }
-TEST_CASE("step 5 rows_cols: 8192 x 4096 = 2^25 elements (large)" * needs_gpu()) { expect_rows_cols(8192, 4096); }
+STEP_CASE(kSteps, "rows_cols", "8192 x 4096 = 2^25 elements (large)") { expect_rows_cols(8192, 4096); }
 
 // ---- the library reference ---------------------------------------------------------------------
 TEST_CASE("library: cub::DeviceReduce::Sum agrees with the CPU" * needs_gpu()) {

@@ -124,7 +124,7 @@ STEP_CASES(kSteps, "n = 2^32 + 5, size_t indexing past 4G elements (large)",
            [](const auto& step) { check_huge(step.run); });
 
 // ---- steps 4, 7 and 8: what only some steps can get wrong -------------------------------------
-TEST_CASE("step 4 first_add: n = 2 * block * k + r, the second load past the end" * needs_gpu()) {
+STEP_CASE(kSteps, "first_add", "n = 2 * block * k + r, the second load past the end") {
     // The source material's version reads x[i + blockDim.x] unguarded: wrong (NaN here) for
     // every n that is not a multiple of 2 * blockDim.
     for (size_t r : {1, 100, 255, 256, 257, 511}) expect_exact(run_first_add, 3 * 512 + r, 256, r);
@@ -132,18 +132,18 @@ TEST_CASE("step 4 first_add: n = 2 * block * k + r, the second load past the end
 
 
 
-TEST_CASE("step 7 grid_stride_vec: x starts 4, 8 or 12 bytes past a 16-byte boundary" * needs_gpu()) {
+STEP_CASE(kSteps, "grid_stride_vec", "x starts 4, 8 or 12 bytes past a 16-byte boundary") {
     // Sizes around the head (up to 3 floats), the float4 body and the tail (up to 3 floats).
     for (size_t offset : {1, 2, 3})
         for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 33, 1025, 100003, 1048579})
             expect_exact(run_grid_stride_vec, n, 256, 3 * n + offset, offset);
 }
 
-TEST_CASE("step 8 one_pass: x starts 4, 8 or 12 bytes past a 16-byte boundary" * needs_gpu()) {
+STEP_CASE(kSteps, "one_pass", "x starts 4, 8 or 12 bytes past a 16-byte boundary") {
     for (size_t offset : {1, 2, 3})
         for (size_t n : {1, 3, 5, 7, 1025, 1048579}) expect_exact(run_one_pass, n, 128, n + offset, offset);
 }
-TEST_CASE("step 8 one_pass: back-to-back calls reuse the counter, which ends at zero" * needs_gpu()) {
+STEP_CASE(kSteps, "one_pass", "back-to-back calls reuse the counter, which ends at zero") {
     // The last block resets the counter; if it did not, the next call would never find its
     // last block and would leave *out unwritten (NaN).
     const size_t n = 1000003;
@@ -161,7 +161,7 @@ TEST_CASE("step 8 one_pass: back-to-back calls reuse the counter, which ends at 
         CHECK(ws.counter.download()[0] == 0u);
     }
 }
-TEST_CASE("step 8 one_pass: the same input gives the same bits every time" * needs_gpu()) {
+STEP_CASE(kSteps, "one_pass", "the same input gives the same bits every time") {
     // The last block adds the per-block sums in index order, whichever block finishes last.
     std::vector<float> x = random_floats(2000003, 9, -1.0f, 1.0f);
     const float first = gpu_sum(run_one_pass, x, 256);

@@ -156,7 +156,7 @@ STEP_CASES(kSteps, "n = 1, 31, 32, 33, 255, 256, 257, 1025, 10007: each kernel a
 // came after that block's own loads. A block cannot appear twice in the chain (its loads all
 // precede its stores), so the final value is at most the number of blocks: for n >= 2 at least
 // n - ceil(n / 256) updates are lost, whatever the scheduling or the GPU.
-TEST_CASE("step 1 race: barrier version loses updates for certain (1 <= got <= blocks < n)" * needs_gpu()) {
+STEP_CASE(kSteps, "race", "barrier version loses updates for certain (1 <= got <= blocks < n)") {
     for (size_t n : {(size_t)2, (size_t)33, (size_t)256, (size_t)257, (size_t)1000, (size_t)100003, (size_t)1 << 20}) {
         CAPTURE(n);
         const int got = race_on_gpu(n, RaceKind::barrier);
@@ -166,7 +166,7 @@ TEST_CASE("step 1 race: barrier version loses updates for certain (1 <= got <= b
         CHECK((size_t)got < n);
     }
 }
-TEST_CASE("step 1 race: plain version counts at least 1 and at most n" * needs_gpu()) {
+STEP_CASE(kSteps, "race", "plain version counts at least 1 and at most n") {
     for (size_t n : {(size_t)1000, (size_t)100003, (size_t)1 << 20}) {
         CAPTURE(n);
         const int got = race_on_gpu(n, RaceKind::plain);
@@ -175,7 +175,7 @@ TEST_CASE("step 1 race: plain version counts at least 1 and at most n" * needs_g
         CHECK((size_t)got <= n);
     }
 }
-TEST_CASE("step 1 race: one thread counts 1; n = 0 leaves the counter alone" * needs_gpu()) {
+STEP_CASE(kSteps, "race", "one thread counts 1; n = 0 leaves the counter alone") {
     CHECK(race_on_gpu(1, RaceKind::plain) == 1);
     CHECK(race_on_gpu(1, RaceKind::barrier) == 1);
     CHECK(race_on_gpu(1, RaceKind::barrier, 41) == 42);
@@ -184,7 +184,7 @@ TEST_CASE("step 1 race: one thread counts 1; n = 0 leaves the counter alone" * n
 }
 
 // ---- step 2 ---------------------------------------------------------------------------------
-TEST_CASE("step 2 atomic_add: int sums exact for n = 0 to 2^20 + 7" * needs_gpu()) {
+STEP_CASE(kSteps, "atomic_add", "int sums exact for n = 0 to 2^20 + 7") {
     for (size_t n : kSizes) {
         CAPTURE(n);
         std::vector<int> v = random_ints(n, n + 1, -1000, 1000);
@@ -193,11 +193,11 @@ TEST_CASE("step 2 atomic_add: int sums exact for n = 0 to 2^20 + 7" * needs_gpu(
     std::vector<int> v = random_ints(5000, 3, -1000, 1000);
     CHECK(accumulate_on_gpu(run_atomic_add_int, v, 123456) == wrap_to_int(123456 + exact_sum(v)));
 }
-TEST_CASE("step 2 atomic_add: int sum of 2^25 + 1 values (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "atomic_add", "int sum of 2^25 + 1 values (large)") {
     std::vector<int> v = random_ints(((size_t)1 << 25) + 1, 5, -50, 50);
     CHECK(accumulate_on_gpu(run_atomic_add_int, v, 0) == wrap_to_int(exact_sum(v)));
 }
-TEST_CASE("step 2 atomic_add: float and double sums of small integers are exact" * needs_gpu()) {
+STEP_CASE(kSteps, "atomic_add", "float and double sums of small integers are exact") {
     for (size_t n : kSizes) {
         CAPTURE(n);
         std::vector<float> f = small_integers<float>(n, n + 2);
@@ -206,7 +206,7 @@ TEST_CASE("step 2 atomic_add: float and double sums of small integers are exact"
         CHECK(accumulate_on_gpu(run_atomic_add_double, d, 0.0) == sum_reference(d).sum);
     }
 }
-TEST_CASE("step 2 atomic_add: float and double sums of random values within tolerance" * needs_gpu()) {
+STEP_CASE(kSteps, "atomic_add", "float and double sums of random values within tolerance") {
     for (size_t n : {(size_t)1, (size_t)33, (size_t)1025, (size_t)100003, ((size_t)1 << 20) + 7}) {
         expect_sum_within(run_atomic_add_float, random_floats(n, n + 4, -1.0f, 1.0f));
         expect_sum_within(run_atomic_add_double, random_doubles(n, n + 5));
@@ -214,7 +214,7 @@ TEST_CASE("step 2 atomic_add: float and double sums of random values within tole
 }
 
 // ---- step 3 ---------------------------------------------------------------------------------
-TEST_CASE("step 3 cas_add: float and double equal the built-in atomicAdd exactly on small integers" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_add", "float and double equal the built-in atomicAdd exactly on small integers") {
     for (size_t n : kCasSizes) {
         CAPTURE(n);
         std::vector<float> f = small_integers<float>(n, n + 6);
@@ -227,21 +227,21 @@ TEST_CASE("step 3 cas_add: float and double equal the built-in atomicAdd exactly
         CHECK(d_cas == sum_reference(d).sum);
     }
 }
-TEST_CASE("step 3 cas_add: float and double sums of random values within tolerance" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_add", "float and double sums of random values within tolerance") {
     for (size_t n : kCasSizes) {
         if (n == 0) continue;
         expect_sum_within(run_cas_add_float, random_floats(n, n + 8, -1.0f, 1.0f));
         expect_sum_within(run_cas_add_double, random_doubles(n, n + 9));
     }
 }
-TEST_CASE("step 3 cas_add: 2^16 + 7 random values on one word (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_add", "2^16 + 7 random values on one word (large)") {
     const size_t n = ((size_t)1 << 16) + 7;
     expect_sum_within(run_cas_add_float, random_floats(n, 10, -1.0f, 1.0f));
     expect_sum_within(run_cas_add_double, random_doubles(n, 11));
 }
 // A loop that compared floats instead of bits would never end here: NaN != NaN, so a CAS that
 // succeeded (the bits matched) would look like a failure forever.
-TEST_CASE("step 3 cas_add: a NaN among the values makes the sum NaN, and the loop ends" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_add", "a NaN among the values makes the sum NaN, and the loop ends") {
     std::vector<float> f = random_floats(5000, 12, -1.0f, 1.0f);
     std::vector<double> d = random_doubles(5000, 13);
     f[1234] = kNaN;
@@ -249,7 +249,7 @@ TEST_CASE("step 3 cas_add: a NaN among the values makes the sum NaN, and the loo
     CHECK(std::isnan(accumulate_on_gpu(run_cas_add_float, f, 0.0f)));
     CHECK(std::isnan(accumulate_on_gpu(run_cas_add_double, d, 0.0)));
 }
-TEST_CASE("step 3 cas_add: signed zeros: -0.0 + (+0.0) is +0.0, -0.0 + (-0.0) stays -0.0" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_add", "signed zeros: -0.0 + (+0.0) is +0.0, -0.0 + (-0.0) stays -0.0") {
     std::vector<float> plus(1000, 0.0f), minus(1000, -0.0f);
     CHECK(bits(accumulate_on_gpu(run_cas_add_float, plus, -0.0f)) == bits(0.0f));
     CHECK(bits(accumulate_on_gpu(run_cas_add_float, minus, -0.0f)) == bits(-0.0f));
@@ -258,15 +258,15 @@ TEST_CASE("step 3 cas_add: signed zeros: -0.0 + (+0.0) is +0.0, -0.0 + (-0.0) st
 }
 
 // ---- step 4 ---------------------------------------------------------------------------------
-TEST_CASE("step 4 cas_max_min: random values in [-100, 100), many sizes" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_max_min", "random values in [-100, 100), many sizes") {
     for (size_t n : {(size_t)1, (size_t)2, (size_t)31, (size_t)33, (size_t)257, (size_t)1025, (size_t)100003})
         expect_extremes(random_floats(n, n + 14, -100.0f, 100.0f));
 }
-TEST_CASE("step 4 cas_max_min: all values negative (an integer max of the bits gets these wrong)" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_max_min", "all values negative (an integer max of the bits gets these wrong)") {
     expect_extremes(random_floats(10007, 15, -1000.0f, -1.0f));
     expect_extremes(random_floats(33, 16, -1e-30f, -1e-38f));
 }
-TEST_CASE("step 4 cas_max_min: signed zeros: -0.0 is below +0.0" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_max_min", "signed zeros: -0.0 is below +0.0") {
     std::vector<float> zeros(10000);
     for (size_t i = 0; i < zeros.size(); ++i) zeros[i] = i % 2 ? 0.0f : -0.0f;
     expect_extremes(zeros);  // max +0.0, min -0.0, however they interleave
@@ -281,7 +281,7 @@ TEST_CASE("step 4 cas_max_min: signed zeros: -0.0 is below +0.0" * needs_gpu()) 
     expect_extremes(positives);
     CHECK(bits(accumulate_on_gpu(run_cas_min_float, positives, kNaN)) == bits(0.0f));
 }
-TEST_CASE("step 4 cas_max_min: NaN is ignored; only an all-NaN input leaves NaN" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_max_min", "NaN is ignored; only an all-NaN input leaves NaN") {
     std::vector<float> v = random_floats(20000, 19, -50.0f, 50.0f);
     for (size_t i = 0; i < v.size(); i += 7) v[i] = kNaN;
     expect_extremes(v);
@@ -291,7 +291,7 @@ TEST_CASE("step 4 cas_max_min: NaN is ignored; only an all-NaN input leaves NaN"
     CHECK(std::isnan(accumulate_on_gpu(run_cas_min_float, all_nan, kNaN)));
     CHECK(accumulate_on_gpu(run_cas_max_float, all_nan, 3.0f) == 3.0f);
 }
-TEST_CASE("step 4 cas_max_min: combines with the value already stored" * needs_gpu()) {
+STEP_CASE(kSteps, "cas_max_min", "combines with the value already stored") {
     std::vector<float> v = random_floats(4099, 20, -10.0f, 10.0f);
     CHECK(accumulate_on_gpu(run_cas_max_float, v, 50.0f) == 50.0f);
     CHECK(accumulate_on_gpu(run_cas_min_float, v, -50.0f) == -50.0f);
@@ -301,30 +301,30 @@ TEST_CASE("step 4 cas_max_min: combines with the value already stored" * needs_g
 }
 
 // ---- step 5 ---------------------------------------------------------------------------------
-TEST_CASE("step 5 spinlock: count, integer sum and max exact for n = 0 to 100003" * needs_gpu()) {
+STEP_CASE(kSteps, "spinlock", "count, integer sum and max exact for n = 0 to 100003") {
     for (size_t n : kLockSizes) expect_record(random_ints(n, n + 21, -1000, 1000));
 }
-TEST_CASE("step 5 spinlock: 2^20 + 7 values, 32769 warps through one lock (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "spinlock", "2^20 + 7 values, 32769 warps through one lock (large)") {
     expect_record(random_ints(((size_t)1 << 20) + 7, 25, -1000, 1000));
 }
-TEST_CASE("step 5 spinlock: all values negative" * needs_gpu()) {
+STEP_CASE(kSteps, "spinlock", "all values negative") {
     expect_record(random_ints(10001, 22, -1000000, -1));
 }
-TEST_CASE("step 5 spinlock: two launches accumulate into one record" * needs_gpu()) {
+STEP_CASE(kSteps, "spinlock", "two launches accumulate into one record") {
     expect_record(random_ints(50001, 23, -1000, 1000), 2);
 }
 
 // ---- step 6 ---------------------------------------------------------------------------------
-TEST_CASE("step 6 contention: totals and counters exact, each aggregation, 1 to 2^20 addresses" * needs_gpu()) {
+STEP_CASE(kSteps, "contention", "totals and counters exact, each aggregation, 1 to 2^20 addresses") {
     for (Aggregation how : kHow)
         for (size_t addresses : {(size_t)1, (size_t)32, (size_t)1024, (size_t)1 << 20})
             for (size_t n : {(size_t)1, (size_t)31, (size_t)33, (size_t)257, (size_t)100003})
                 expect_contention(random_ints(n, n + addresses, 1, 3), how, addresses);
 }
-TEST_CASE("step 6 contention: n = 0 adds nothing" * needs_gpu()) {
+STEP_CASE(kSteps, "contention", "n = 0 adds nothing") {
     for (Aggregation how : kHow) expect_contention({}, how, 32);
 }
-TEST_CASE("step 6 contention: 2^24 + 5 values (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "contention", "2^24 + 5 values (large)") {
     std::vector<int> v = random_ints(((size_t)1 << 24) + 5, 24, -3, 3);
     for (Aggregation how : kHow) expect_contention(v, how, 1024);
 }

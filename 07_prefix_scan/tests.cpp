@@ -112,10 +112,10 @@ STEP_CASES(kSteps, "int and float, inclusive and exclusive, n = 0 to 2^20+3 (up 
                expect_scans(step.run, {0, 1, 2, 31, 1023, 1024, 1025, 1500, 2047, 2048, ((size_t)1 << 20) + 3});
            });
 // ---- the one-block scans (steps 1 and 2): every small size, as their trees pad it ---------------
-TEST_CASE("step 1 naive_block: every n from 1 to 70, and 100, 333, 513, 777" * needs_gpu()) {
+STEP_CASE(kSteps, "naive_block", "every n from 1 to 70, and 100, 333, 513, 777") {
     expect_scans(kSteps[0].run, every_n_to_70_and({100, 333, 513, 777}), true);
 }
-TEST_CASE("step 2 blelloch_block: every n from 1 to 70, and 100, 333, 1029, 1777" * needs_gpu()) {
+STEP_CASE(kSteps, "blelloch_block", "every n from 1 to 70, and 100, 333, 1029, 1777") {
     expect_scans(kSteps[1].run, every_n_to_70_and({100, 333, 1029, 1777}), true);
 }
 // ---- the multi-block scans (steps 3 to 6) -----------------------------------------------------
@@ -135,7 +135,7 @@ STEP_CASES_FROM(kSteps, 4, "pointers not 16-byte aligned", [](const auto& step) 
     }
 });
 // A look-back that reads a status before it is complete gives a wrong tile only now and then.
-TEST_CASE("step 6 decoupled_lookback: 100 runs of n = 2^22+5 all exact (large)" * needs_gpu()) {
+STEP_CASE(kSteps, "decoupled_lookback", "100 runs of n = 2^22+5 all exact (large)") {
     const size_t n = ((size_t)1 << 22) + 5;
     const std::vector<int> x = random_ints(n, 77, -9, 9);
     const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);

@@ -222,14 +222,14 @@ STEP_CASES(kSteps, "n = 2^20 + 7, every distribution (large)", [](const auto& st
 STEP_CASES(kSteps, "n = 2^31 + 11, size_t indexing (large)", [](const auto& step) { expect_huge(step); });
 
 // ---- step 2: the network's sizes --------------------------------------------------------------
-TEST_CASE("step 2 bitonic_global: n = 2^k - 1, 2^k, 2^k + 1 for k = 11 to 17" * needs_gpu()) {
+STEP_CASE(kSteps, "bitonic_global", "n = 2^k - 1, 2^k, 2^k + 1 for k = 11 to 17") {
     for (int k = 11; k <= 17; ++k)
         for (size_t n : {((size_t)1 << k) - 1, (size_t)1 << k, ((size_t)1 << k) + 1})
             expect_step(kSteps[1], make_keys(n, Distribution::random, n));
 }
 
 // ---- step 3: every bit gets its split -----------------------------------------------------------
-TEST_CASE("step 3 split: only bit b varying, for each b from 0 to 31" * needs_gpu()) {
+STEP_CASE(kSteps, "split", "only bit b varying, for each b from 0 to 31") {
     for (int b = 0; b < 32; ++b) {
         CAPTURE(b);
         std::vector<uint32_t> keys = make_keys(3001, Distribution::random, b);
@@ -239,7 +239,7 @@ TEST_CASE("step 3 split: only bit b varying, for each b from 0 to 31" * needs_gp
 }
 
 // ---- step 4: digits that are all the same in some passes -------------------------------------------
-TEST_CASE("step 4 radix_sort: only one byte varying, for each byte" * needs_gpu()) {
+STEP_CASE(kSteps, "radix_sort", "only one byte varying, for each byte") {
     for (int byte = 0; byte < 4; ++byte) {
         CAPTURE(byte);
         std::vector<uint32_t> keys = make_keys(3 * kRadixTile + 5, Distribution::random, byte);
@@ -247,14 +247,14 @@ TEST_CASE("step 4 radix_sort: only one byte varying, for each byte" * needs_gpu(
         expect_step(kSteps[3], keys);
     }
 }
-TEST_CASE("step 4 radix_sort: every digit value in every tile, 4 tiles" * needs_gpu()) {
+STEP_CASE(kSteps, "radix_sort", "every digit value in every tile, 4 tiles") {
     std::vector<uint32_t> keys(4 * kRadixTile);
     for (size_t i = 0; i < keys.size(); ++i) keys[i] = (uint32_t)((i * 2654435761u) & 0xFFu) * 0x01010101u;
     expect_step(kSteps[3], keys);
 }
 
 // ---- step 5: int and float keys, values, stability ---------------------------------------------
-TEST_CASE("step 5 keys_and_pairs: int keys, every distribution, with and without values" * needs_gpu()) {
+STEP_CASE(kSteps, "keys_and_pairs", "int keys, every distribution, with and without values") {
     for (Distribution d : kDistributions) {
         const std::string distribution = distribution_names()[(int)d];
         CAPTURE(distribution);
@@ -263,14 +263,14 @@ TEST_CASE("step 5 keys_and_pairs: int keys, every distribution, with and without
         expect_sorted(run_radix_sort, keys, KeyType::i32, false, 0);
     }
 }
-TEST_CASE("step 5 keys_and_pairs: float keys, random patterns (NaNs, infinities, subnormals)" * needs_gpu()) {
+STEP_CASE(kSteps, "keys_and_pairs", "float keys, random patterns (NaNs, infinities, subnormals)") {
     for (size_t n : {(size_t)1, (size_t)2, kRadixTile + 1, (size_t)100003}) {
         const std::vector<uint32_t> keys = make_keys(n, Distribution::random, n + 3, KeyType::f32);
         expect_sorted(run_radix_sort, keys, KeyType::f32, true, 0);
         expect_sorted(run_radix_sort, keys, KeyType::f32, false, 0);
     }
 }
-TEST_CASE("step 5 keys_and_pairs: float special values, -0.0 before +0.0, NaNs last, stable" * needs_gpu()) {
+STEP_CASE(kSteps, "keys_and_pairs", "float special values, -0.0 before +0.0, NaNs last, stable") {
     std::vector<uint32_t> keys = make_keys(5003, Distribution::random, 17);
     for (uint32_t& k : keys) k = kFloatSpecials[k % (sizeof kFloatSpecials / sizeof kFloatSpecials[0])];
     expect_sorted(run_radix_sort, keys, KeyType::f32, true, 0);
@@ -285,7 +285,7 @@ TEST_CASE("step 5 keys_and_pairs: float special values, -0.0 before +0.0, NaNs l
     CHECK(at(0x7FFFFFFFu) < at(0xFFFFFFFFu));
     CHECK(std::isnan(key_as_float(sorted.back())));
 }
-TEST_CASE("step 5 keys_and_pairs: equal keys keep their input order (uint pairs)" * needs_gpu()) {
+STEP_CASE(kSteps, "keys_and_pairs", "equal keys keep their input order (uint pairs)") {
     for (Distribution d : {Distribution::equal, Distribution::few, Distribution::top_bit, Distribution::low_bit})
         for (size_t n : {(size_t)2, (size_t)4097, (size_t)30011}) {
             const std::string distribution = distribution_names()[(int)d];
@@ -293,8 +293,8 @@ TEST_CASE("step 5 keys_and_pairs: equal keys keep their input order (uint pairs)
             expect_sorted(run_radix_sort, make_keys(n, d, n), KeyType::u32, true, 0);
         }
 }
-TEST_CASE("step 5 keys_and_pairs: ordered_bits orders uint, int and float as key_less does; raw_bits "
-          "undoes it (on the CPU)") {
+STEP_HOST_CASE(kSteps, "keys_and_pairs",
+               "ordered_bits orders uint, int and float as key_less does; raw_bits undoes it (on the CPU)") {
     // A sample of all 2^32 patterns: every 65521st, the float specials, and the patterns around
     // the edges of the float classes.
     std::vector<uint32_t> sample(std::begin(kFloatSpecials), std::end(kFloatSpecials));

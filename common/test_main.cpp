@@ -164,6 +164,22 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    // A case that names a step kSteps does not declare, or a "step ..." case typed by hand
+    // instead of STEP_CASE: the suite would report a phantom step, so it does not start.
+    std::vector<std::string> errors = course_testing::registration_errors();
+    for (const auto& tc : doctest::detail::getRegisteredTests()) {
+        if (step_of_case(tc.m_name).empty() || tc.m_test == course_testing::run_registered_case) continue;
+        std::string file = tc.m_file.c_str();
+        file = file.substr(file.find_last_of('/') + 1);
+        errors.push_back(file + ":" + std::to_string(tc.m_line) + ": the case '" + tc.m_name +
+                         "' types its step by hand: write it as STEP_CASE(kSteps, \"name\", \"what it checks\")");
+    }
+    if (!errors.empty()) {
+        for (const auto& e : errors) std::printf("error: %s\n", e.c_str());
+        std::printf("result: 0 passed, %zu failed, 0 skipped\n", errors.size());
+        return 1;
+    }
+
     doctest::Context context;
     context.setOption("no-path-filenames", true);
     context.applyCommandLine(argc, argv);

@@ -9,19 +9,29 @@
 //       STEP_CASES_FROM(kSteps, 2, "block sizes 32 to 1024", ...);   // steps 2 and later
 //       STEP_CASES_RANGE(kSteps, 1, 3, "a NaN gives NaN", ...);       // steps 1 to 3
 //   Each becomes one GPU test case per step, named "step N name: what".
-// - A one-off case is a plain doctest case named the same way, with the needs_gpu() decorator:
-//       TEST_CASE("step 2 many_blocks: n = 10000" * needs_gpu()) { ... }
-//   With no usable GPU it is skipped with the reason; REQUIRE_GPU=1 turns that into a failure.
-//   Host-only cases are named "host: ...".
+// - A case of one step names the step as kSteps does, and takes its label from there:
+//       STEP_CASE(kSteps, "many_blocks", "n = 10000") { ... step.run ... }       // needs a GPU
+//       STEP_HOST_CASE(kSteps, "bandwidth", "H100 SXM: 3352 GB/s") { ... }      // runs anywhere
+//   becomes the case "step 2 many_blocks: n = 10000", with `step` the declared step. A name that
+//   kSteps does not declare fails the whole suite when it starts; no "step N name" is typed by
+//   hand (test_main.cpp refuses a plain TEST_CASE whose name begins with "step ").
+//   A GPU case is skipped with the reason when there is no usable GPU; REQUIRE_GPU=1 turns that
+//   into a failure. Cases of no step are named "host: ..." (or "gpu: ..." with needs_gpu()).
+// - A prediction the student derives on paper is a named constant in starter.cu, checked in a
+//   case of the step it belongs to:
+//       check_prediction("kAtomicsIssued", kAtomicsIssued, expected, "one atomic per block, not per thread");
+//   A wrong value says "not yet" and what to revisit, never the expected number.
 // - A case too big for compute-sanitizer puts "(large)" in its name; `make sanitize` leaves
 //   those out.
 // - SKIP_CASE("reason") ends a case early and counts it as skipped (e.g. not enough GPU memory).
 #pragma once
 
 #include <climits>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <doctest/doctest.h>
 
@@ -72,12 +82,13 @@ inline std::deque<RegisteredCase>& registered_cases() {
 inline void run_registered_case() {
     registered_cases().at((size_t)doctest::getContextOptions()->currentTest->m_template_id).body();
 }
-inline int register_case(const char* file, unsigned line, std::string name, std::function<void()> body) {
+inline int register_case(const char* file, unsigned line, std::string name, std::function<void()> body,
+                         bool gpu = true) {
     auto& cases = registered_cases();
     cases.push_back({std::move(name), std::move(body)});
     doctest::detail::TestCase tc(run_registered_case, file, line, doctest_detail_test_suite_ns::getCurrentTestSuite());
     tc* cases.back().name.c_str();
-    tc* needs_gpu();
+    if (gpu) tc* needs_gpu();
     // The id orders the cases as registered and finds the body again; doctest shows the name
     // of a case with an id from m_full_name, so it holds the plain name.
     tc.m_template_id = (int)cases.size() - 1;
@@ -94,7 +105,46 @@ int register_step_cases(const char* file, unsigned line, const Step<Fn> (&steps)
             register_case(file, line, step_label(s.number, s.name) + ": " + what, [&s, body] { body(s); });
     return 0;
 }
+// What went wrong while the cases were registered (a case naming a step kSteps does not have):
+// test_main.cpp prints these and fails the suite before running anything.
+inline std::vector<std::string>& registration_errors() {
+    static std::vector<std::string> errors;
+    return errors;
+}
+
+template <class Fn, size_t N>
+int register_named_step_case(const char* file, unsigned line, const Step<Fn> (&steps)[N], const char* step_name,
+                             const char* what, bool gpu, void (*body)(const Step<Fn>&)) {
+    declare_steps(steps);
+    for (const auto& s : steps)
+        if (std::string(s.name) == step_name)
+            return register_case(file, line, step_label(s.number, s.name) + ": " + what, [&s, body] { body(s); }, gpu);
+    std::string known;
+    for (const auto& s : steps) known += (known.empty() ? "" : ", ") + std::string(s.name);
+    std::string where = file;
+    where = where.substr(where.find_last_of('/') + 1) + ":" + std::to_string(line);
+    registration_errors().push_back(where + ": a case of step '" + step_name + "', which kSteps does not declare (its steps: " +
+                                    known + ")");
+    return 0;
+}
 }  // namespace course_testing
+
+// A student's prediction (a constant in starter.cu) against the value the tests derive. Exact
+// unless a relative tolerance is given. The message never shows the expected value.
+inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
+                             double rel_tol = 0) {
+    const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);
+    CHECK_MESSAGE(right, "prediction " << name << " = " << predicted << ": not yet. Revisit: " << revisit);
+}
+
+#define STEP_CASE(steps, step_name, what) \
+    COURSE_STEP_CASE_(DOCTEST_ANONYMOUS(COURSE_STEP_CASE_FN_), DOCTEST_ANONYMOUS(COURSE_STEP_CASE_REG_), steps, step_name, what, true)
+#define STEP_HOST_CASE(steps, step_name, what) \
+    COURSE_STEP_CASE_(DOCTEST_ANONYMOUS(COURSE_STEP_CASE_FN_), DOCTEST_ANONYMOUS(COURSE_STEP_CASE_REG_), steps, step_name, what, false)
+#define COURSE_STEP_CASE_(fn, reg, steps, step_name, what, gpu)                                                       \
+    static void fn([[maybe_unused]] const std::remove_reference_t<decltype((steps)[0])>& step);                        \
+    static const int reg = ::course_testing::register_named_step_case(__FILE__, __LINE__, steps, step_name, what, gpu, fn); \
+    static void fn([[maybe_unused]] const std::remove_reference_t<decltype((steps)[0])>& step)
 
 #define DECLARE_STEPS(steps) \
     static const int DOCTEST_ANONYMOUS(DECLARE_STEPS_) = ::course_testing::declare_steps(steps)

@@ -402,3 +402,19 @@ TEST_CASE("host: profile: a malformed list gets one message naming the entry") {
     CHECK(c[0].num == std::vector<std::string>{"a__b.sum", "c__d.sum"});
     CHECK(c[0].den == std::vector<std::string>{"e__f.sum"});
 }
+
+namespace {
+using NoArgs = void (*)();
+void nothing() {}
+const Step<NoArgs> kTwoSteps[] = {{1, "first", nothing}, {2, "second", nothing}};
+void empty_body(const Step<NoArgs>&) {}
+}  // namespace
+
+TEST_CASE("host: steps: a case naming a step that kSteps does not declare is an error, with the steps it has") {
+    auto& errors = course_testing::registration_errors();
+    const size_t before = errors.size();
+    course_testing::register_named_step_case("dir/tests.cpp", 42, kTwoSteps, "secnod", "a typo", false, empty_body);
+    REQUIRE(errors.size() == before + 1);
+    CHECK(errors.back() == "tests.cpp:42: a case of step 'secnod', which kSteps does not declare (its steps: first, second)");
+    errors.pop_back();
+}
