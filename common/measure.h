@@ -15,7 +15,7 @@
 //   3. checks every timed row again after its timing: a row that is wrong after its timing
 //      shows no figure. A fast wrong result is never a figure.
 // It prints one table per section:
-//   | step | kernel | <leading columns> | time (ms) | <rate> | % of <baseline> | % of <peak> | <columns> | check |
+//   | step | kernel | <leading> | time (ms) | <rate> | [GB/s] | % of <baseline> | % of <peak> | [% of <bytes peak>] | <columns> | check |
 // and finish() writes every section's rows to --csv FILE and the last section as a roofline
 // to --plot FILE (roofline_svg.h).
 //
@@ -85,6 +85,12 @@ struct TableSpec {
     std::string peak_name = "peak";   //   (in the rate's unit: DRAM GB/s, FP32 GFLOP/s...)
     double compute_roof = 0;          // > 0: the plot's compute roof, in ops per second
     std::string compute_roof_name = "";
+    // With rate_counts_ops, a second rate beside the first: "GB/s" of Work::bytes, and, when
+    // bytes_peak > 0, its "% of <bytes_peak_name>" (cell updates/s and GB/s; a FLOP/s kernel and
+    // a copy in one table).
+    bool bytes_rate = false;
+    double bytes_peak = 0;            // GB/s
+    std::string bytes_peak_name = "DRAM peak";
     std::string check_column = "check";
     std::string footer = "";          // under the tables: what the rate counts
     const char* time_format = "%.4f";
@@ -125,6 +131,8 @@ struct RowResult {
     double rate = 0;                  // in the table's unit
     double of_baseline = 0;           // percent; 0: no baseline in its section
     double of_peak = 0;               // percent; 0: no peak
+    double gb_per_s = 0;              // with TableSpec::bytes_rate: Work::bytes per second / 1e9
+    double of_bytes_peak = 0;         // percent of TableSpec::bytes_peak; 0: none
     bool timed() const { return ms > 0; }
 };
 
@@ -290,15 +298,19 @@ private:
             r.rate = work / (r.ms * 1e-3) / spec_.rate_unit;
             if (baseline_ms > 0) r.of_baseline = 100 * baseline_ms / r.ms;
             if (spec_.peak > 0) r.of_peak = 100 * r.rate / spec_.peak;
+            if (spec_.bytes_rate) r.gb_per_s = r.work.bytes / (r.ms * 1e-3) / 1e9;
+            if (spec_.bytes_peak > 0) r.of_bytes_peak = 100 * r.gb_per_s / spec_.bytes_peak;
         }
     }
 
     void print_section(const std::string& title, const std::vector<RowResult>& results) const {
         const size_t own = spec_.columns.size(), leading = std::min(spec_.leading_columns, own);
         std::vector<std::string> measured = {"time (ms)", spec_.rate};
+        if (spec_.bytes_rate) measured.push_back("GB/s");
         if (!spec_.baseline_column.empty()) measured.push_back(spec_.baseline_column);
         if (spec_.vs_previous) measured.push_back("vs previous");
         if (spec_.peak > 0) measured.push_back("% of " + spec_.peak_name);
+        if (spec_.bytes_rate && spec_.bytes_peak > 0) measured.push_back("% of " + spec_.bytes_peak_name);
         auto line = [&](std::vector<std::string> cells, const std::vector<std::string>& values, const std::string& last) {
             std::vector<std::string> out = {cells[0], cells[1]};
             out.insert(out.end(), cells.begin() + 2, cells.begin() + 2 + leading);
@@ -321,13 +333,17 @@ private:
             if (r.timed()) {
                 size_t v = 0;
                 values[v++] = strf(spec_.time_format, r.ms);
-                values[v++] = spec_.rate_text ? spec_.rate_text(r.rate) : strf("%.1f", r.rate);
+                // A rate of nothing (no work of that kind, e.g. a copy's FLOP) shows as "-".
+                values[v++] = !(r.rate > 0) ? "-" : spec_.rate_text ? spec_.rate_text(r.rate) : strf("%.1f", r.rate);
+                if (spec_.bytes_rate) values[v++] = r.gb_per_s > 0 ? strf("%.1f", r.gb_per_s) : "-";
                 if (!spec_.baseline_column.empty()) values[v++] = r.of_baseline > 0 ? strf("%.1f", r.of_baseline) : "-";
                 if (spec_.vs_previous) {
                     values[v++] = r.kind == RowKind::step && previous_ms > 0 ? strf("%.2fx", previous_ms / r.ms) : "-";
                     if (r.kind == RowKind::step) previous_ms = r.ms;
                 }
-                if (spec_.peak > 0) values[v++] = strf("%.1f", r.of_peak);
+                if (spec_.peak > 0) values[v++] = r.of_peak > 0 ? strf("%.1f", r.of_peak) : "-";
+                if (spec_.bytes_rate && spec_.bytes_peak > 0)
+                    values[v++] = r.of_bytes_peak > 0 ? strf("%.1f", r.of_bytes_peak) : "-";
             }
             std::string check;
             const std::string todo = r.kind == RowKind::step && r.step != "-" ? " (is TODO step " + r.step + " done?)" : "";
