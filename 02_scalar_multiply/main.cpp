@@ -1,6 +1,6 @@
 // 02_scalar_multiply/main.cpp: runs each step on random data, checks it against the CPU
-// reference, times it, and shows what moving the same array between host and GPU costs;
-// --bench prints the benchmark tables.
+// reference and times it beside a device-to-device copy of the same bytes, then shows what
+// moving the same array between host and GPU costs; --bench does it from 2^12 to 2^28 floats.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -17,99 +17,114 @@
 // float (say --a 1e-40) is rounded to a multiple of 2^-149, where a relative bound cannot hold.
 static const Tolerance kTol{0x1.0p-24, 0x1.0p-150};
 
-static Comparison check(float a, const std::vector<float>& x, const DeviceBuffer<float>& out) {
-    std::vector<double> ref(x.size());
-    for (size_t i = 0; i < x.size(); ++i) ref[i] = scale_reference(a, x[i]);
-    return compare(out.download(), ref, kTol);
-}
-
-// Why a step cannot run at this size, or "" when it can.
-static std::string skip_reason(int step, size_t n, int block, const DeviceFacts& dev) {
-    if (step == 1 && n > (size_t)dev.max_threads_per_block)
+// Why a step cannot run at this size, or "" when it can: what its way of covering the array allows.
+static std::string skip_reason(Coverage coverage, size_t n, int block, const DeviceFacts& dev) {
+    if (coverage == Coverage::one_block && n > (size_t)dev.max_threads_per_block)
         return strf("one block holds at most %d threads", dev.max_threads_per_block);
-    if (step == 2 && ceil_div(n, block) > (size_t)INT32_MAX)  // a grid has at most 2^31 - 1 blocks in x
+    if (coverage == Coverage::block_per_chunk && ceil_div(n, block) > (size_t)INT32_MAX)  // grids: < 2^31 blocks in x
         return strf("needs more than 2^31 - 1 blocks of %d threads (use a larger --block)", block);
     return "";
 }
 
+// The table both runs print: GB/s of the 8n bytes moved, against a copy of the same bytes.
+static TableSpec table_spec(const DeviceFacts& dev) {
+    TableSpec t;
+    t.title = "out[i] = a * x[i]";
+    t.baseline_column = "% of copy";
+    t.peak = dev.dram_gbs;
+    t.peak_name = "DRAM peak";
+    t.compute_roof = dev.fp32_gflops * 1e9;
+    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
+    t.footer = "GB/s counts 8 bytes per element (4 read, 4 written); % of copy compares with cudaMemcpy device to\n"
+               "device of x into out (the same bytes), measured in this run. The plot counts one FLOP per element.";
+    return t;
+}
+
+// One size: every selected step, and the copy of x into out that is the 100%.
+static void measure(Measurements& m, const Program& p, const std::string& title, size_t n, float a, int block,
+                    uint64_t seed) {
+    const DeviceFacts dev = device_facts();
+    const std::vector<float> x = random_floats(n, seed, -10.0f, 10.0f);
+    std::vector<double> ref(n);
+    for (size_t i = 0; i < n; ++i) ref[i] = scale_reference(a, x[i]);
+    DeviceBuffer<float> d_x(x), d_out(n);
+    auto poison = [&] { d_out.poison(); };
+    auto check = [&] { const Comparison c = compare(d_out.download(), ref, kTol); return Check{c.ok(), c.describe()}; };
+    std::vector<StepRow> rows;
+    for (const auto& s : kSteps)
+        if (p.selected(s.name))
+            rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
+                            check, skip_reason(s.info.coverage, n, block, dev), poison});
+    rows.push_back({"-", "cudaMemcpy device to device",
+                    [&] { if (n) CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
+                    [&] { const Comparison c = compare_exact(d_out.download(), x); return Check{c.ok(), c.describe()}; },
+                    "", poison, RowKind::baseline});
+    m.section(title, Work{8.0 * n, 1.0 * n}, rows);
+}
+
+// The fastest step of the last section that was timed and right, or nullptr.
+static const RowResult* fastest_step(const Measurements& m) {
+    const RowResult* best = nullptr;
+    for (const auto& r : m.results())
+        if (r.section == m.results().back().section && r.kind == RowKind::step && r.timed() &&
+            r.status == RowResult::ok && (!best || r.ms < best->ms))
+            best = &r;
+    return best;
+}
+
 // The same n floats copied host -> GPU and back, from ordinary (pageable) memory and from
-// pinned memory, next to the time of the kernel that scales them on the GPU.
-static void print_transfers(size_t n, float a, int block, const BenchConfig& cfg) {
+// pinned memory, next to the time of the fastest step (measured above) on the GPU.
+static void print_transfers(size_t n, const RowResult* kernel) {
+    const BenchConfig cfg{2, 10, false};
     const size_t bytes = n * sizeof(float);
     std::vector<float> pageable(n, 1.0f);
     float* pinned = nullptr;
     CUDA_CHECK(cudaMallocHost(&pinned, bytes));
     for (size_t i = 0; i < n; ++i) pinned[i] = 1.0f;
-    DeviceBuffer<float> d_x(n), d_out(n);
-    auto copy = [&](void* to, const void* from, cudaMemcpyKind kind) {
-        return time_gpu([&] { CUDA_CHECK(cudaMemcpy(to, from, bytes, kind)); }, cfg).median_ms;
-    };
-    const double up_pageable = copy(d_x.get(), pageable.data(), cudaMemcpyHostToDevice);
-    const double up_pinned = copy(d_x.get(), pinned, cudaMemcpyHostToDevice);
-    const double down_pageable = copy(pageable.data(), d_x.get(), cudaMemcpyDeviceToHost);
-    const double down_pinned = copy(pinned, d_x.get(), cudaMemcpyDeviceToHost);
-    const double kernel = time_gpu([&] { run_vectorized(a, d_x.get(), d_out.get(), n, block); }, cfg).median_ms;
-    CUDA_CHECK(cudaFreeHost(pinned));
-
+    DeviceBuffer<float> d_x(n);
     std::printf("\nhost <-> GPU copies of x (%zu floats, %.1f MB), each way:\n\n", n, bytes / 1e6);
     Table t({"copy", "time (ms)", "GB/s"});
-    t.row({"host to GPU, pageable", strf("%.4f", up_pageable), strf("%.1f", gb_per_s(bytes, up_pageable))});
-    t.row({"host to GPU, pinned", strf("%.4f", up_pinned), strf("%.1f", gb_per_s(bytes, up_pinned))});
-    t.row({"GPU to host, pageable", strf("%.4f", down_pageable), strf("%.1f", gb_per_s(bytes, down_pageable))});
-    t.row({"GPU to host, pinned", strf("%.4f", down_pinned), strf("%.1f", gb_per_s(bytes, down_pinned))});
+    double round_trip = 0;
+    auto copy = [&](const char* what, void* to, const void* from, cudaMemcpyKind kind, bool pinned_copy) {
+        const double ms = time_gpu([&] { CUDA_CHECK(cudaMemcpy(to, from, bytes, kind)); }, cfg).median_ms;
+        if (pinned_copy) round_trip += ms;
+        t.row({what, strf("%.4f", ms), strf("%.1f", gb_per_s(bytes, ms))});
+    };
+    copy("host to GPU, pageable", d_x.get(), pageable.data(), cudaMemcpyHostToDevice, false);
+    copy("host to GPU, pinned", d_x.get(), pinned, cudaMemcpyHostToDevice, true);
+    copy("GPU to host, pageable", pageable.data(), d_x.get(), cudaMemcpyDeviceToHost, false);
+    copy("GPU to host, pinned", pinned, d_x.get(), cudaMemcpyDeviceToHost, true);
+    CUDA_CHECK(cudaFreeHost(pinned));
     t.print();
-    std::printf("\nThe round trip (pinned) takes %.4f ms: %.0f times the %.4f ms of the vectorized kernel,\n"
-                "which reads and writes the same bytes in GPU memory. GB/s counts the bytes copied once.\n",
-                up_pinned + down_pinned, (up_pinned + down_pinned) / kernel, kernel);
+    std::printf("\nGB/s counts the bytes copied once.\n");
+    if (kernel)
+        std::printf("The round trip (pinned) takes %.4f ms: %.0f times the %.4f ms of step %s %s above,\n"
+                    "which reads and writes the same bytes in GPU memory.\n",
+                    round_trip, round_trip / kernel->ms, kernel->ms, kernel->step.c_str(), kernel->name.c_str());
 }
 
 static int run(const Program& p, size_t n, float a, int block) {
     const DeviceFacts dev = device_facts();
     std::printf("out[i] = a * x[i] on %s (%d SMs): n = %zu, a = %g, block = %d\n\n", dev.name.c_str(),
                 dev.sm_count, n, a, block);
-    const std::vector<float> x = random_floats(n, p.seed, -10.0f, 10.0f);
-    DeviceBuffer<float> d_x(x), d_out(n);
-    std::vector<StepRow> rows;
-    for (const auto& s : kSteps) {
-        if (!p.selected(s.name)) continue;
-        rows.push_back({std::to_string(s.number), s.name,
-                        [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
-                        [&] { const Comparison c = check(a, x, d_out); return Check{c.ok(), c.describe()}; },
-                        skip_reason(s.number, n, block, dev), [&] { d_out.poison(); }});
-    }
-    const int failures = run_steps(rows, {"GB/s", 8.0 * n, {}, "GB/s counts 8 bytes per element (4 read, 4 written)."});
-    if (p.kernel == "all" && n > 0 && !profiling_mode()) print_transfers(n, a, block, {2, 10, false});
+    Measurements m(table_spec(dev), BenchConfig{}, p.outputs());
+    measure(m, p, "", n, a, block, p.seed);
+    const int failures = m.finish();
+    if (p.kernel == "all" && n > 0 && !profiling_mode()) print_transfers(n, fastest_step(m));
     return failures ? 1 : 0;
 }
 
 static int run_bench(const Program& p, int block) {
-    const DeviceFacts dev = print_bench_header(strf("out[i] = a * x[i], block = %d", block));
-    std::printf("GB/s counts bytes read + written; %% of copy compares with cudaMemcpy device to device\n"
-                "of the same bytes, measured in this run.\n\n");
-    Table table({"n", "MB moved", "copy GB/s", "kernel", "time (ms)", "GB/s", "% of copy", "% of peak"});
-    const float a = 2.5f;
-    int failures = 0;
+    const BenchConfig cfg;
+    const DeviceFacts dev = print_bench_header(strf("out[i] = a * x[i], a = 2.5, block = %d", block), cfg);
+    std::printf("The copy is timed before and after the steps; the faster is the 100%%.\n\n");
+    Measurements m(table_spec(dev), cfg, p.outputs());
     for (int k = 12; k <= 28; k += 2) {
         const size_t n = (size_t)1 << k;
-        const double bytes = 8.0 * n;
-        const std::vector<float> x = random_floats(n, p.seed + k, -10.0f, 10.0f);
-        DeviceBuffer<float> d_x(x), d_out(n);
-        const double copy_gbs = gb_per_s(bytes, time_device_copy(4 * n).median_ms);
-        for (const auto& step : kSteps) {
-            if (step.number == 1) continue;  // one block cannot cover these sizes
-            d_out.poison();
-            const Timing t = time_gpu([&] { step.run(a, d_x.get(), d_out.get(), n, block); });
-            const Comparison c = check(a, x, d_out);  // after timing: a fast wrong kernel is not a result
-            const double gbs = gb_per_s(bytes, t.median_ms);
-            if (!c.ok()) ++failures;
-            table.row({strf("2^%d", k), strf("%.1f", bytes / 1e6), strf("%.0f", copy_gbs), step.name,
-                       c.ok() ? strf("%.4f", t.median_ms) : "FAILED check", c.ok() ? strf("%.0f", gbs) : "-",
-                       c.ok() ? strf("%.1f", 100 * gbs / copy_gbs) : "-",
-                       c.ok() ? strf("%.1f", 100 * gbs / dev.dram_gbs) : "-"});
-        }
+        measure(m, p, strf("2^%d floats (%.1f MB moved)", k, 8.0 * n / 1e6), n, 2.5f, block, p.seed + k);
     }
-    table.print();
-    print_transfers((size_t)1 << 28, a, block, {2, 10, false});
+    const int failures = m.finish();
+    if (!profiling_mode()) print_transfers((size_t)1 << 28, fastest_step(m));
     return failures ? 1 : 0;
 }
 
@@ -126,12 +141,12 @@ int main(int argc, char** argv) {
     p.not_with_bench({"--n", "--a"});
     p.finish();
     if (p.bench) {
-        // 2^28 floats: input, output and the copy test's two buffers; host: input, pinned copy.
-        require_memory(p, "--bench", 5.0 * 4 * ((size_t)1 << 28), 4.0 * 4 * ((size_t)1 << 28));
+        // 2^28 floats: input and output; host: input, its reference (double), the output downloaded.
+        require_memory(p, "--bench", 5.0 * 4 * ((size_t)1 << 28), 2.0 * 4 * ((size_t)1 << 28) + (1 << 20));
         require_block_size(p, "--block", block);
         return run_bench(p, block);
     }
-    // Host: the input, the double-precision reference, the downloaded output, the pinned copy.
+    // Host: the input, the double-precision reference, the downloaded output; then the pinned copies.
     require_memory(p, "--n", 20.0 * n, 8.0 * n);
     require_block_size(p, "--block", block);
     return run(p, n, a, block);
