@@ -1,12 +1,12 @@
 // 02_scalar_multiply/main.cpp: runs each step on random data, checks it against the CPU
 // reference and times it beside a device-to-device copy of the same bytes, then shows what
 // moving the same array between host and GPU costs; --bench does it from 2^12 to 2^28 floats.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "buffer.h"
 #include "compare.h"
 #include "launch.h"
 #include "program.h"
@@ -24,20 +24,6 @@ static std::string skip_reason(Coverage coverage, size_t n, int block, const Dev
     if (coverage == Coverage::block_per_chunk && ceil_div(n, block) > (size_t)INT32_MAX)  // grids: < 2^31 blocks in x
         return strf("needs more than 2^31 - 1 blocks of %d threads (use a larger --block)", block);
     return "";
-}
-
-// The table both runs print: GB/s of the 8n bytes moved, against a copy of the same bytes.
-static TableSpec table_spec(const DeviceFacts& dev) {
-    TableSpec t;
-    t.title = "out[i] = a * x[i]";
-    t.baseline_column = "% of copy";
-    t.peak = dev.dram_gbs;
-    t.peak_name = "DRAM peak";
-    t.compute_roof = dev.fp32_gflops * 1e9;
-    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
-    t.footer = "GB/s counts 8 bytes per element (4 read, 4 written); % of copy compares with cudaMemcpy device to\n"
-               "device of x into out (the same bytes), measured in this run. The plot counts one FLOP per element.";
-    return t;
 }
 
 // One size: every selected step, and the copy of x into out that is the 100%.
@@ -62,39 +48,32 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     m.section(title, Work{8.0 * n, 1.0 * n}, rows);
 }
 
-// The fastest step of the last section that was timed and right, or nullptr.
-static const RowResult* fastest_step(const Measurements& m) {
-    const RowResult* best = nullptr;
+// The same n floats copied host -> GPU and back, from ordinary (pageable) and from pinned memory,
+// next to the fastest step measured in the last section, which moves the same bytes on the GPU.
+static void print_transfers(const Measurements& m, size_t n) {
+    const RowResult* kernel = nullptr;
     for (const auto& r : m.results())
-        if (r.section == m.results().back().section && r.kind == RowKind::step && r.timed() &&
-            r.status == RowResult::ok && (!best || r.ms < best->ms))
-            best = &r;
-    return best;
-}
-
-// The same n floats copied host -> GPU and back, from ordinary (pageable) memory and from
-// pinned memory, next to the time of the fastest step (measured above) on the GPU.
-static void print_transfers(size_t n, const RowResult* kernel) {
-    const BenchConfig cfg{2, 10, false};
+        if (r.section == m.results().back().section && r.kind == RowKind::step && r.timed() && (!kernel || r.ms < kernel->ms))
+            kernel = &r;
     const size_t bytes = n * sizeof(float);
     std::vector<float> pageable(n, 1.0f);
     float* pinned = nullptr;
     CUDA_CHECK(cudaMallocHost(&pinned, bytes));
-    for (size_t i = 0; i < n; ++i) pinned[i] = 1.0f;
+    std::fill(pinned, pinned + n, 1.0f);
     DeviceBuffer<float> d_x(n);
-    std::printf("\nhost <-> GPU copies of x (%zu floats, %.1f MB), each way:\n\n", n, bytes / 1e6);
     Table t({"copy", "time (ms)", "GB/s"});
     double round_trip = 0;
-    auto copy = [&](const char* what, void* to, const void* from, cudaMemcpyKind kind, bool pinned_copy) {
-        const double ms = time_gpu([&] { CUDA_CHECK(cudaMemcpy(to, from, bytes, kind)); }, cfg).median_ms;
-        if (pinned_copy) round_trip += ms;
+    auto copy = [&](const char* what, void* to, const void* from, cudaMemcpyKind kind) {
+        const double ms = time_gpu([&] { CUDA_CHECK(cudaMemcpy(to, from, bytes, kind)); }, {2, 10, false}).median_ms;
+        round_trip += (to == pinned || from == pinned) ? ms : 0;
         t.row({what, strf("%.4f", ms), strf("%.1f", gb_per_s(bytes, ms))});
     };
-    copy("host to GPU, pageable", d_x.get(), pageable.data(), cudaMemcpyHostToDevice, false);
-    copy("host to GPU, pinned", d_x.get(), pinned, cudaMemcpyHostToDevice, true);
-    copy("GPU to host, pageable", pageable.data(), d_x.get(), cudaMemcpyDeviceToHost, false);
-    copy("GPU to host, pinned", pinned, d_x.get(), cudaMemcpyDeviceToHost, true);
+    copy("host to GPU, pageable", d_x.get(), pageable.data(), cudaMemcpyHostToDevice);
+    copy("host to GPU, pinned", d_x.get(), pinned, cudaMemcpyHostToDevice);
+    copy("GPU to host, pageable", pageable.data(), d_x.get(), cudaMemcpyDeviceToHost);
+    copy("GPU to host, pinned", pinned, d_x.get(), cudaMemcpyDeviceToHost);
     CUDA_CHECK(cudaFreeHost(pinned));
+    std::printf("\nhost <-> GPU copies of x (%zu floats, %.1f MB), each way:\n\n", n, bytes / 1e6);
     t.print();
     std::printf("\nGB/s counts the bytes copied once.\n");
     if (kernel)
@@ -103,28 +82,32 @@ static void print_transfers(size_t n, const RowResult* kernel) {
                     round_trip, round_trip / kernel->ms, kernel->ms, kernel->step.c_str(), kernel->name.c_str());
 }
 
+// Every selected step at n, or with --bench at 2^12 to 2^28 floats; then the host <-> GPU copies.
 static int run(const Program& p, size_t n, float a, int block) {
-    const DeviceFacts dev = device_facts();
-    std::printf("out[i] = a * x[i] on %s (%d SMs): n = %zu, a = %g, block = %d\n\n", dev.name.c_str(),
-                dev.sm_count, n, a, block);
-    Measurements m(table_spec(dev), BenchConfig{}, p.outputs());
-    measure(m, p, "", n, a, block, p.seed);
-    const int failures = m.finish();
-    if (p.kernel == "all" && n > 0 && !profiling_mode()) print_transfers(n, fastest_step(m));
-    return failures ? 1 : 0;
-}
-
-static int run_bench(const Program& p, int block) {
     const BenchConfig cfg;
-    const DeviceFacts dev = print_bench_header(strf("out[i] = a * x[i], a = 2.5, block = %d", block), cfg);
-    std::printf("The copy is timed before and after the steps; the faster is the 100%%.\n\n");
-    Measurements m(table_spec(dev), cfg, p.outputs());
-    for (int k = 12; k <= 28; k += 2) {
-        const size_t n = (size_t)1 << k;
-        measure(m, p, strf("2^%d floats (%.1f MB moved)", k, 8.0 * n / 1e6), n, 2.5f, block, p.seed + k);
-    }
+    const DeviceFacts dev =
+        p.bench ? print_bench_header(strf("out[i] = a * x[i], a = %g, block = %d", a, block), cfg) : device_facts();
+    if (!p.bench)
+        std::printf("out[i] = a * x[i] on %s (%d SMs): n = %zu, a = %g, block = %d\n\n", dev.name.c_str(),
+                    dev.sm_count, n, a, block);
+    TableSpec t;
+    t.title = "out[i] = a * x[i]";
+    t.baseline_column = "% of copy";
+    t.peak = dev.dram_gbs;
+    t.peak_name = "DRAM peak";
+    t.compute_roof = dev.fp32_gflops * 1e9;
+    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
+    t.footer = "GB/s counts 8 bytes per element (4 read, 4 written); % of copy compares with cudaMemcpy device to\n"
+               "device of x into out (the same bytes) in this run, timed before and after the steps, the faster\n"
+               "counting. The plot counts one FLOP (a multiply) per element.";
+    Measurements m(t, cfg, p.outputs());
+    if (!p.bench) measure(m, p, "", n, a, block, p.seed);
+    for (int k = 12; p.bench && k <= 28; k += 2)
+        measure(m, p, strf("2^%d floats (%.1f MB moved)", k, 8.0 * ((size_t)1 << k) / 1e6), (size_t)1 << k, a, block,
+                p.seed + k);
     const int failures = m.finish();
-    if (!profiling_mode()) print_transfers((size_t)1 << 28, fastest_step(m));
+    const size_t copied = p.bench ? (size_t)1 << 28 : n;
+    if (p.kernel == "all" && copied > 0 && !profiling_mode()) print_transfers(m, copied);
     return failures ? 1 : 0;
 }
 
@@ -140,14 +123,10 @@ int main(int argc, char** argv) {
     const int block = p.integer("--block", 256, 1, 1024);
     p.not_with_bench({"--n", "--a"});
     p.finish();
-    if (p.bench) {
-        // 2^28 floats: input and output; host: input, its reference (double), the output downloaded.
-        require_memory(p, "--bench", 5.0 * 4 * ((size_t)1 << 28), 2.0 * 4 * ((size_t)1 << 28) + (1 << 20));
-        require_block_size(p, "--block", block);
-        return run_bench(p, block);
-    }
-    // Host: the input, the double-precision reference, the downloaded output; then the pinned copies.
-    require_memory(p, "--n", 20.0 * n, 8.0 * n);
+    // Host: the input, its double-precision reference, the output downloaded; then the copies' pinned
+    // buffer. GPU: input and output.
+    const size_t most = p.bench ? (size_t)1 << 28 : n;
+    require_memory(p, p.bench ? "--bench" : "--n", 20.0 * most, 8.0 * most + (1 << 20));
     require_block_size(p, "--block", block);
     return run(p, n, a, block);
 }
