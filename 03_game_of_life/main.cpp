@@ -66,8 +66,14 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     m.section(title, Work{}, rows);
 }
 
-// The table of the default run and --bench: cell updates per second and the GB/s they take.
-static TableSpec table_spec(const DeviceFacts& dev, const std::string& footer) {
+// The default run (every selected step, `generations` generations from `start`) or --bench: 1000
+// generations on lattices that fit one block (what a launch costs), then one generation on large
+// lattices against cudaMemcpy of the lattice (what bandwidth allows). Cell updates per second, and
+// the GB/s they take.
+static int run(const Program& p, int w, int h, long long generations, const Start& start) {
+    const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{1, 1, false};
+    const DeviceFacts dev =
+        p.bench ? print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg) : device_facts();
     TableSpec t;
     t.title = "Conway's Game of Life";
     t.rate = "cell updates/s";
@@ -78,24 +84,30 @@ static TableSpec table_spec(const DeviceFacts& dev, const std::string& footer) {
     t.bytes_rate = true;
     t.bytes_peak = dev.dram_gbs;
     t.columns = {"launches", "live cells"};
-    t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves);\n"
-               "single_block launches once for all generations. " + footer;
-    return t;
-}
-
-// The default run: every selected step from the same start, checked, then timed.
-static int run(const Program& p, int w, int h, long long generations, const Start& start) {
-    const DeviceFacts dev = device_facts();
+    if (p.bench || generations == 1) t.baseline_column = "% of copy";
+    t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves); single_block\n"
+               "launches once for all generations. A time is of all the generations, launches included, and when\n"
+               "there are several, of a copy of the start into place (2 bytes a cell).";
+    Measurements m(t, cfg, p.outputs());
+    if (p.bench) {
+        std::printf("First 1000 generations on lattices that fit one block: global and shared launch once per\n"
+                    "generation, single_block once in all (a time in ms is also the microseconds per generation).\n"
+                    "Then one generation on large lattices, against cudaMemcpy device to device of the lattice\n"
+                    "(timed before and after the steps, the faster counting).\n\n");
+        for (int side : {64, 128})
+            measure(m, p, strf("%d x %d cells, 1000 generations", side, side), side, side,
+                    random_lattice(side, side, 0.25, p.seed + side), 1000);
+        for (int side : {1024, 4096, 16384})
+            measure(m, p, strf("%d x %d cells, one generation (%.1f MB moved)", side, side, 2.0 * side * side / 1e6),
+                    side, side, random_lattice(side, side, 0.25, p.seed + side), 1);
+        return m.finish() ? 1 : 0;
+    }
     std::printf("Conway's Game of Life on %s (%d SMs): %d x %d torus, %lld generations\n", dev.name.c_str(),
                 dev.sm_count, w, h, generations);
     std::printf("start: %s, %zu live cells\n\n", start.description.c_str(), population(start.cells));
     if ((double)w * h * generations > 2e9)
         std::fprintf(stderr, "(the CPU reference has %.2g cell updates to do: this takes a while)\n",
                      (double)w * h * generations);
-    TableSpec spec = table_spec(dev, strf("time (ms): all %lld generations, launches included%s.", generations,
-                                          generations == 1 ? "" : ", and a copy of the start into place"));
-    if (generations == 1) spec.baseline_column = "% of copy";
-    Measurements m(spec, BenchConfig{1, 1, false}, p.outputs());
     measure(m, p, "", w, h, start.cells, generations);
     return m.finish() ? 1 : 0;
 }
@@ -148,27 +160,6 @@ static int run_show(const Show& s, RunPictures& pictures, int w, int h, long lon
     return 0;
 }
 
-// --bench: many generations on lattices small enough for one block (what a launch costs), then one
-// generation on large lattices (what bandwidth allows).
-static int run_bench(const Program& p) {
-    const BenchConfig cfg;
-    const DeviceFacts dev = print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg);
-    std::printf("First 1000 generations on lattices that fit one block: global and shared launch once per\n"
-                "generation, single_block once in all. Then one generation on large lattices, against cudaMemcpy\n"
-                "device to device of the lattice (timed before and after the steps, the faster counting).\n\n");
-    TableSpec spec = table_spec(dev, "With 1000 generations a time in ms is also the microseconds per generation;\n"
-                                     "time includes a copy of the start into place (2 bytes a cell).");
-    spec.baseline_column = "% of copy";
-    Measurements m(spec, cfg, p.outputs());
-    for (int side : {64, 128})
-        measure(m, p, strf("%d x %d cells, 1000 generations", side, side), side, side,
-                random_lattice(side, side, 0.25, p.seed + side), 1000);
-    for (int side : {1024, 4096, 16384})
-        measure(m, p, strf("%d x %d cells, one generation (%.1f MB moved)", side, side, 2.0 * side * side / 1e6), side,
-                side, random_lattice(side, side, 0.25, p.seed + side), 1);
-    return m.finish() ? 1 : 0;
-}
-
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"Conway's Game of Life on a torus, on the GPU",
@@ -209,7 +200,7 @@ int main(int argc, char** argv) {
         // 16384^2: on the host the start, its reference and the result; on the GPU the pair and
         // the copy test's two buffers.
         require_memory(p, "--bench", 3.0 * 16384 * 16384, 4.5 * 16384.0 * 16384.0);
-        return run_bench(p);
+        return run(p, 0, 0, 0, Start{});
     }
     int w = 0, h = 0, x = -1, y = -1;
     refuse_unless_fine("--size", read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h));
