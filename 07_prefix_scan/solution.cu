@@ -145,7 +145,7 @@ void blelloch_block(const T* in, T* out, size_t n, ScanKind kind) {
 //               largest number of DIFFERENT words of s that one warp's access puts in one bank,
 //               over every level of both sweeps? (1 means no bank conflict anywhere.)
 // BEGIN SOLUTION
-const long long kPaddedBankWays = 2;  // conflict-free up to stride 32; from stride 64 on, lanes t and t + 16 share a bank
+const long long kPaddedBankWays = 2;  // from stride 64 on, lanes t and t + 16 share a bank
 // END SOLUTION
 // STARTER: const long long kPaddedBankWays = -1;  // your prediction
 

@@ -179,14 +179,14 @@ STEP_HOST_CASE(kSteps, "blelloch_block", "prediction kPaddedBankWays (m = 2048, 
             }
     }
     check_prediction("kPaddedBankWays", kPaddedBankWays, worst,
-                     "the bank of word w is w mod 32; where does i + i/32 put the words a warp touches at each stride?");
+                     "the bank of word w is w mod 32: where does i + i/32 put a warp's words at each stride?");
 }
 STEP_HOST_CASE(kSteps, "host_levels", "prediction kHostLevelsCalls (n = 3000)") {
     long long levels = 0;
     while ((1LL << levels) < 3000) ++levels;               // the padded size m = 2^levels
     const long long calls = 1 + levels + 1 + levels + 1;  // load, up-sweep levels, root memset, down-sweep, finish
     check_prediction("kHostLevelsCalls", kHostLevelsCalls, calls,
-                     "how many levels does the tree of m = next_pow2(n) leaves have, and what runs besides the levels?");
+                     "how many levels has the tree of m = next_pow2(n) leaves, and what runs besides them?");
 }
 STEP_HOST_CASE(kSteps, "reduce_then_scan", "prediction kReduceThenScanBytes (int, large n)") {
     const long long pass1 = sizeof(int), pass3 = 2 * sizeof(int);  // reduce_tiles reads; rescan_tiles reads and writes
