@@ -266,7 +266,7 @@ public:
                 continue;
             }
             if (r.work.ops <= 0 || r.work.bytes <= 0) continue;
-            const std::string name = r.kind == RowKind::step ? r.step + " " + r.name : r.name;
+            const std::string name = r.kind == RowKind::step && r.step != "-" ? r.step + " " + r.name : r.name;
             plot.points.push_back({name, r.work.ops / r.work.bytes, r.work.ops * per_s, r.kind != RowKind::step});
         }
         return plot;
