@@ -209,7 +209,7 @@ static int run_bench(const Program& p, int device) {
     StepRow fma{"-", "FP32 FMA kernel", [&] { run_fma_throughput(out.get(), f.blocks, f.block, f.iterations, f.mul, f.add); },
                 [&] { const std::string wrong = fma_throughput_mismatch(out.download(), f);
                       return Check{wrong.empty(), wrong.empty() ? "64 threads match the CPU" : wrong}; },
-                "", [&] { out.poison(); }, RowKind::reference,
+                "", [&] { out.poison(); }, RowKind::step,  // a kernel the exercise gives: make profile-01 profiles it
                 Work{4.0 * f.threads(), fma_throughput_flop(f.threads(), f.iterations)},
                 {strf("%zu threads x %d chains x %d FMAs", f.threads(), kFmaChains, f.iterations)}};
     m.section("the roofs: the largest copy and the FMA kernel", Work{}, {copy(sizes[3]), fma});
