@@ -35,15 +35,24 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     for (size_t i = 0; i < n; ++i) ref[i] = scale_reference(a, x[i]);
     DeviceBuffer<float> d_x(x), d_out(n);
     auto poison = [&] { d_out.poison(); };
-    auto check = [&] { const Comparison c = compare(d_out.download(), ref, kTol); return Check{c.ok(), c.describe()}; };
+    auto check = [&] {
+        const Comparison c = compare(d_out.download(), ref, kTol);
+        return Check{c.ok(), c.describe()};
+    };
     std::vector<StepRow> rows;
     for (const auto& s : kSteps)
         if (p.selected(s.name))
             rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
-                            check, skip_reason(s.info.coverage, n, block, dev), poison, RowKind::step, Work{8.0 * n, 1.0 * n}});
+                            check, skip_reason(s.info.coverage, n, block, dev), poison, RowKind::step,
+                            Work{8.0 * n, 1.0 * n}});
     rows.push_back({"-", "cudaMemcpy device to device",
-                    [&] { if (n) CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
-                    [&] { const Comparison c = compare_exact(d_out.download(), x); return Check{c.ok(), c.describe()}; },
+                    [&] {
+                        if (n) CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice));
+                    },
+                    [&] {
+                        const Comparison c = compare_exact(d_out.download(), x);
+                        return Check{c.ok(), c.describe()};
+                    },
                     "", poison, RowKind::baseline, Work{8.0 * n, 0}});  // no FLOP: a roof on the plot, not a point
     m.section(title, Work{}, rows);
 }
@@ -53,7 +62,8 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
 static void print_transfers(const Measurements& m, size_t n) {
     const RowResult* kernel = nullptr;
     for (const auto& r : m.results())
-        if (r.section == m.results().back().section && r.kind == RowKind::step && r.timed() && (!kernel || r.ms < kernel->ms))
+        if (r.section == m.results().back().section && r.kind == RowKind::step && r.timed() &&
+            (!kernel || r.ms < kernel->ms))
             kernel = &r;
     const size_t bytes = n * sizeof(float);
     std::vector<float> pageable(n, 1.0f);

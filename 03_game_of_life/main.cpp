@@ -61,7 +61,10 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     if (generations == 1)
         rows.push_back({"-", "cudaMemcpy device to device",
                         [&] { CUDA_CHECK(cudaMemcpyAsync(spare.get(), first.get(), cells, cudaMemcpyDeviceToDevice)); },
-                        [&] { const auto got = spare.download(); return Check{got == start, lattice_difference(got, start, w)}; },
+                        [&] {
+                            const std::vector<uint8_t> got = spare.download();
+                            return Check{got == start, lattice_difference(got, start, w)};
+                        },
                         "", [&] { spare.poison(); }, RowKind::baseline, Work{2.0 * cells, 0}});  // a roof on the plot
     m.section(title, Work{}, rows);
 }
@@ -85,9 +88,9 @@ static int run(const Program& p, int w, int h, long long generations, const Star
     t.bytes_peak = dev.dram_gbs;
     t.columns = {"launches", "live cells"};
     if (p.bench || generations == 1) t.baseline_column = "% of copy";
-    t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves); single_block\n"
-               "launches once for all generations. A time is of all the generations, launches included, and when\n"
-               "there are several, of a copy of the start into place (2 bytes a cell).";
+    t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves);\n"
+               "single_block launches once for all generations. A time is of all the generations, launches\n"
+               "included, and when there are several, of a copy of the start into place (2 bytes a cell).";
     Measurements m(t, cfg, p.outputs());
     if (p.bench) {
         std::printf("First 1000 generations on lattices that fit one block: global and shared launch once per\n"

@@ -72,7 +72,7 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     CubSum cub(b.n);
     auto row = [&](std::string step, std::string name, std::function<void()> launch, Output out, RowKind kind,
                    Work work) {
-        auto run = on_host ? std::function<void()>([launch, out, &b] { launch(), finish(b, out); }) : launch;
+        auto run = on_host ? std::function<void()>([launch, out, &b] { launch(); finish(b, out); }) : launch;
         auto check = [&b, &ref, out, stats] {
             const Answer a = finish(b, out);
             if (stats && out == Output::block_stats) *stats = a.summary;
@@ -87,8 +87,9 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
             rows.push_back(row(std::to_string(s.number), s.name, [&b, s] { s.run(b); }, s.info.output, RowKind::step,
                                work_of(s.info, b)));
     if (p.selected("atomic_per_thread"))
-        rows.push_back(row("-", "atomic_per_thread (given)", [&] { run_atomic_per_thread(b.x.get(), b.n, b.sum.get(), b.block); },
-                           Output::one_sum, RowKind::reference, sum));
+        rows.push_back(row("-", "atomic_per_thread (given)",
+                           [&] { run_atomic_per_thread(b.x.get(), b.n, b.sum.get(), b.block); }, Output::one_sum,
+                           RowKind::reference, sum));
     rows.push_back(row("-", "cub::DeviceReduce::Sum", [&] { cub.run(b.x.get(), b.n, b.sum.get()); }, Output::one_sum,
                        RowKind::baseline, sum));
     m.section(title, sum, rows);
@@ -98,7 +99,8 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
 // the host and then each kernel alone), in one table layout: GB/s of the input read, against CUB.
 static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, Values values) {
     const BenchConfig cfg;
-    const DeviceFacts dev = p.bench ? print_bench_header(strf("sums of n floats, block = %d", block), cfg) : device_facts();
+    const DeviceFacts dev =
+        p.bench ? print_bench_header(strf("sums of n floats, block = %d", block), cfg) : device_facts();
     TableSpec t;
     t.title = "sums of n floats";
     t.columns = {"result"};
