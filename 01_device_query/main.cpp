@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
                                    "                  to the theoretical peaks of steps 3-5,"});
     const int device = p.integer("--device", -1, 0, 1 << 20);
     p.finish();
+    for (const char* output : {"--csv", "--plot"})  // the listing measures nothing to write
+        if (!p.bench && p.given(output)) p.fail(output, "writes what --bench measures: add --bench");
     require_gpu(p.program().c_str());
     int count = 0;
     CUDA_CHECK(cudaGetDeviceCount(&count));
