@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
         require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
         return run_volatile_demo(p, n, block);
     }
-    // Host: the input (and the copy DeviceBuffer uploads from). GPU: input, scratch, CUB's storage
+    // Host: the input (and the copy DeviceBuffer uploads from). GPU: input, its copy, scratch, CUB's storage
     // (about as large as the scratch).
     require_memory(p, "--n", 8.0 * n, 8.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
     return run(p, n, block);
