@@ -167,8 +167,10 @@ resolve() {
   local n=${#labels[@]} want_step=${STEP:-} want_level=${LEVEL:-}
   step= why=
   if [ -n "$want_step" ]; then
+    local as_number=$want_step
+    [[ $want_step =~ ^0[0-9]{1,5}$ ]] && as_number=$((10#$want_step))  # STEP=03 is step 3
     for ((i = 1; i <= n; i++)); do
-      if [ "$want_step" = "$i" ] || [ "$want_step" = "${labels[i]#step $i }" ]; then step=$i; fi
+      if [ "$as_number" = "$i" ] || [ "$want_step" = "${labels[i]#step $i }" ]; then step=$i; fi
     done
     if [ -z "$step" ]; then
       problem="STEP must be a step of $folder: a number from 1 to $n or a name (got '$want_step')"

@@ -125,6 +125,7 @@ expect "progress: a step that fails again" "You have seen all 3 hints of step 1 
 # STEP= and LEVEL=
 expect "STEP=2: that step's next level" "== 71_alpha · step 2 many_blocks · hint 2 of 2 ==" \
   "Round n / block up." "That was the last hint of step 2 many_blocks" -- hint-71 STEP=2
+expect "STEP=02 is step 2" "== 71_alpha · step 2 many_blocks · hint 1 of 2 ==" -- hint-71 STEP=02 LEVEL=1
 expect "STEP by name" "== 71_alpha · step 3 grid_stride · hint 2 of 2 ==" -- hint-71 STEP=grid_stride
 expect "LEVEL=2 shows level 2 again" "== 71_alpha · step 1 one_block · hint 2 of 3 ==" -- hint-71 LEVEL=2
 expect "STEP=3 LEVEL=1" "== 71_alpha · step 3 grid_stride · hint 1 of 2 ==" "What if the grid is smaller than n?" -- hint-71 STEP=3 LEVEL=1
