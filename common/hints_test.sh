@@ -138,8 +138,8 @@ expect "... level 1" "== 71_alpha · step 1 one_block · hint 1 of 3 ==" -- hint
 printf 'step 3 grid_stride\t1\nstep 3 grid_stride\t2\nstep 1 one_block\t2\nstep 1 one_block\t1\nstep 3 grid_stride\t1\n' >"$alpha_hints"
 same "hints used" "$(cd "$course" && bash common/hints.sh used 71_alpha)" "4 (step 1: 2, step 3: 2)"
 same "hints used: none" "$(cd "$course" && bash common/hints.sh used 72_beta)" "none"
-expect "make status shows hints used" "| exercise             | builds   | steps passed   | hints used               | test cases" \
-  "| 71_alpha             | NO       | -              | 4 (step 1: 2, step 3: 2) |" -- status
+expect "make status shows hints used" "| exercise             | builds   | steps passed   | test cases                       | hints used" \
+  "| 71_alpha             | NO       | -              | see build/status-71_alpha.log    | 4 (step 1: 2, step 3: 2)" -- status
 
 # Bad input: one line, exit 2, nothing shown
 refuse "no such exercise" "there is no exercise '7' (exercises: 71 72)" hint-7
