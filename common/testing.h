@@ -134,9 +134,9 @@ int register_named_step_case(const char* file, unsigned line, const Step<Fn, Inf
 inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
                              double rel_tol = 0) {
     const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);
-    // std::string: doctest prints a bare const char* as a pointer.
-    CHECK_MESSAGE(right, "prediction " << std::string(name) << " = " << predicted << ": not yet. Revisit: "
-                                       << std::string(revisit));
+    const std::string message = std::string("prediction ") + name + " = " + doctest::toString(predicted).c_str() +
+                                ": not yet. Revisit: " + revisit;
+    CHECK_MESSAGE(right, message);
 }
 
 #define STEP_CASE(steps, step_name, what) \
