@@ -182,7 +182,7 @@ resolve() {
       [ "${state[${labels[i]}]:-}" = ok ] || { step=$i; break; }
     done
     if [ -z "$recorded" ]; then
-      why="no make test-$number of your starter is recorded yet, so: step 1; after one, hints follow your progress"
+      why="step 1: no make test-$number of your starter is recorded yet; after one, hints follow your progress"
     elif [ -z "$step" ]; then
       why=all
     else
