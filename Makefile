@@ -251,6 +251,26 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 run-% test-% bench-% sanitize-% build-% profile-%:
 	$(error there is no exercise '$*' (exercises: $(numbers)))
 
+# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
+# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to
+# .progress/NN_x.steps (make clean keeps it), so a hint starts at the first step not passed yet.
+PROGRESS := $(or $(COURSE_PROGRESS_DIR),.progress)
+hint_env = STEP=$(call shell_quote,$(STEP)) LEVEL=$(call shell_quote,$(LEVEL)) COURSE_PROGRESS_DIR=$(call shell_quote,$(PROGRESS))
+ifeq ($(USE),starter)
+  $(foreach e,$(EXERCISES),$(eval test-$(firstword $(subst _, ,$(e))): export COURSE_STEPS_LOG := $(PROGRESS)/$(e).steps))
+  $(foreach n,$(numbers),$(eval test-$(n): | $(PROGRESS)))
+endif
+$(PROGRESS):
+	@mkdir -p $@ 2>/dev/null || true  # if it cannot be made, the tests still run and say so
+.PHONY: hint
+hint:
+	$(error say which exercise's hint: make hint-NN (exercises: $(numbers)))
+# Bad input (no such exercise, step or level; a malformed hints.md) stops make with one line.
+hint_refuse = $(if $(1),$(error $(1)))
+hint-%:
+	$(call hint_refuse,$(shell $(hint_env) bash common/hints.sh check $(call shell_quote,$*) $(EXERCISES) 2>&1))
+	@$(hint_env) bash common/hints.sh show $(call shell_quote,$*) $(EXERCISES)
+
 # ---- Whole-course targets ---------------------------------------------------------------------
 .PHONY: help all check status sanitize doctor clean
 
@@ -284,7 +304,9 @@ help:
 	@echo "  make profile-NN                  Nsight Compute's counters behind each step, one table"
 	@echo "                                   (ncu at a representative size; ARGS=\"...\" replaces it)"
 	@echo "      add USE=solution to any of these to use the reference solution instead"
-	@echo "  make status                      which steps of each exercise your starters pass"
+	@echo "  make hint-NN [STEP=K] [LEVEL=L]  one more hint for the first step your last test-NN"
+	@echo "                                   did not pass (or for step K; or level L)"
+	@echo "  make status                      which steps of each exercise your starters pass, hints used"
 	@echo "  make check [REQUIRE_GPU=1]       build everything, test every solution (instructors)"
 	@echo "  make sanitize-NN | sanitize      compute-sanitizer (memcheck, racecheck, synccheck,"
 	@echo "                                   initcheck) over the solutions"
