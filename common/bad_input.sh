@@ -245,6 +245,8 @@ done
 expect_make "USE" run-02 USE=bogus
 expect_make "USE" run-02 USE=
 expect_make "REQUIRE_GPU" test-02 REQUIRE_GPU=yes
+expect_make "REQUIRE_GPUS" test-02 REQUIRE_GPUS=many
+expect_make "REQUIRE_GPUS" test-02 REQUIRE_GPUS=-1
 expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=0
 expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=abc
 expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=-5
