@@ -90,7 +90,7 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
         if (!p.selected(s.name)) continue;
         steps.push_back({std::to_string(s.number), s.name, [&, s] { s.run.launch(b); },
                          [&, s] { return check(s.run.output); }, "", [&] { b.poison(); }});
-        if (s.run.output == Output::matrix_sums) steps.back().work = 4.0 * rows * cols;
+        if (s.run.output == Output::matrix_sums) steps.back().work = Work{4.0 * rows * cols, 4.0 * rows * cols};
     }
     StepTable table{"GB/s", 4.0 * n, {"result"},
                     "GB/s counts the input read once (4 bytes per element; rows_cols reads its matrix twice).\n"

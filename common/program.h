@@ -18,7 +18,9 @@
 #include "bench.h"
 #include "gpu.h"
 #include "memory.h"
+#include "measure.h"
 #include "options.h"
+#include "output_file.h"
 #include "run_steps.h"
 
 struct ProgramSpec {
@@ -54,6 +56,8 @@ inline std::string program_usage(const std::string& program, const ProgramSpec& 
         u += "  --seed S        seed of the random input (default 1)\n";
     }
     if (!spec.bench.empty()) u += "  --bench         print " + spec.bench + " instead\n";
+    u += "  --csv FILE      also write every table's rows to FILE (a .csv file)\n";
+    u += "  --plot FILE     also draw the measured rows on this GPU's roofline, in FILE (an .svg file)\n";
     u += "  --help          this text\n";
     return u;
 }
@@ -70,6 +74,10 @@ public:
             seed = size("--seed", 1, 0);
         }
         bench = spec.bench.empty() ? false : flag("--bench");
+        files.csv = text("--csv", "");
+        files.plot = text("--plot", "");
+        if (!files.csv.empty()) require_output_file(*this, "--csv", files.csv, ".csv");
+        if (!files.plot.empty()) require_output_file(*this, "--plot", files.plot, ".svg");
         if (bench && !spec.steps.empty() && given("--kernel"))
             fail("--kernel", "--bench measures every step; leave --kernel out or drop --bench");
     }
@@ -77,6 +85,10 @@ public:
     std::string kernel = "all";  // "all" or one step's (or library's) name
     uint64_t seed = 1;
     bool bench = false;
+    OutputFiles files;
+
+    // Where the measurements' tables go besides the terminal (--csv, --plot).
+    const OutputFiles& outputs() const { return files; }
 
     bool selected(const std::string& name) const { return kernel == "all" || kernel == name; }
 

@@ -413,8 +413,83 @@ void empty_body(const Step<NoArgs>&) {}
 TEST_CASE("host: steps: a case naming a step that kSteps does not declare is an error, with the steps it has") {
     auto& errors = course_testing::registration_errors();
     const size_t before = errors.size();
+    const std::vector<std::string> declared = course_testing::declared_steps();
     course_testing::register_named_step_case("dir/tests.cpp", 42, kTwoSteps, "secnod", "a typo", false, empty_body);
     REQUIRE(errors.size() == before + 1);
     CHECK(errors.back() == "tests.cpp:42: a case of step 'secnod', which kSteps does not declare (its steps: first, second)");
     errors.pop_back();
+    course_testing::declared_steps() = declared;  // these two steps are not the suite's
+}
+
+// ---- measure.h: the CSV and the roofline (host); the timing loop itself (GPU) ----------------
+namespace {
+RowResult made_row(const std::string& section, const std::string& step, const std::string& name, RowKind kind,
+                   Work work, double ms, RowResult::Status status = RowResult::ok) {
+    RowResult r;
+    r.section = section, r.step = step, r.name = name, r.kind = kind, r.work = work, r.ms = ms, r.status = status;
+    r.rate = ms > 0 ? work.bytes / (ms * 1e-3) / 1e9 : 0;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("host: measure: the CSV has one quoted-where-needed line per row, wrong rows without figures") {
+    TableSpec spec;
+    spec.columns = {"traffic"};
+    Measurements m(spec);
+    RowResult a = made_row("2^25 floats", "3", "sequential", RowKind::step, {1.0e8, 2.5e7}, 0.05);
+    a.cells = {"2n, \"read\""};
+    m.add(a);
+    m.add(made_row("2^25 floats", "4", "first_add", RowKind::step, {1.0e8, 2.5e7}, 0, RowResult::failed));
+    const std::string csv = m.csv();
+    CHECK(csv.rfind("section,step,name,kind,traffic,time_ms,rate,rate_unit,percent_of_baseline,percent_of_peak,bytes,ops,status,detail\n", 0) == 0);
+    CHECK(csv.find("2^25 floats,3,sequential,step,\"2n, \"\"read\"\"\",0.05,2000,GB/s,,,100000000,25000000,ok,\n") != std::string::npos);
+    CHECK(csv.find("2^25 floats,4,first_add,step,,,,GB/s,,,100000000,25000000,failed,\n") != std::string::npos);
+}
+
+TEST_CASE("host: measure: the roofline SVG has the roofs, a point per timed row, and escapes text") {
+    RooflinePlot plot;
+    plot.title = "sum <of> n & floats";
+    plot.memory_roofs = {{"DRAM peak 3352 GB/s", 3352e9, false}, {"cudaMemcpy 3031 GB/s", 3031e9, true}};
+    plot.compute_roof = 66.9e12;
+    plot.compute_label = "FP32 peak 66.9 TFLOP/s";
+    plot.points = {{"1 interleaved_divergent", 0.25, 1.0e11, false}, {"8 one_pass", 0.25, 7.5e11, false},
+                   {"cub::DeviceReduce::Sum", 0.25, 7.6e11, true}, {"no work", 0, 1e9, false}};
+    const std::string svg = roofline_svg(plot);
+    CHECK(svg.rfind("<svg ", 0) == 0);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    CHECK(svg.find("sum &lt;of&gt; n &amp; floats") != std::string::npos);
+    CHECK(svg.find(">8 one_pass<") != std::string::npos);
+    CHECK(svg.find(">cub::DeviceReduce::Sum<") != std::string::npos);
+    CHECK(svg.find("no work") == std::string::npos);  // a point with no intensity is left out
+    CHECK(svg.find("stroke-dasharray") != std::string::npos);  // the measured copy roof
+    CHECK(svg.find("FP32 peak 66.9 TFLOP/s") != std::string::npos);
+    CHECK(svg.find("nan") == std::string::npos);
+    CHECK(svg.find("inf") == std::string::npos);
+}
+
+TEST_CASE("gpu: measure: a wrong row is never timed; libraries are timed before and after the steps" * needs_gpu()) {
+    DeviceBuffer<char> buffer(1 << 20);
+    int library_runs = 0, wrong_runs = 0, late_checks = 0;
+    std::vector<StepRow> rows = {
+        {"-", "library", [&] { ++library_runs; CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes())); },
+         [] { return Check{true, "fine"}; }, "", {}, RowKind::baseline},
+        {"1", "wrong", [&] { ++wrong_runs; CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, buffer.bytes())); },
+         [] { return Check{false, "always wrong"}; }},
+        {"2", "wrong_after_timing", [&] { CUDA_CHECK(cudaMemsetAsync(buffer.get(), 2, buffer.bytes())); },
+         [&] { return Check{late_checks++ == 0, "right once"}; }},
+        {"3", "skipped", [] {}, [] { return Check{true, ""}; }, "not at this size"},
+    };
+    Measurements m(TableSpec{}, BenchConfig{1, 3, false});
+    m.section("", Work{2.0 * buffer.bytes(), 0}, rows);
+    CHECK(m.finish() == 2);
+    const auto& r = m.results();
+    REQUIRE(r.size() == 4);
+    CHECK(library_runs == 1 + 2 * (1 + 3));  // the check, then timed before and after the steps
+    CHECK(wrong_runs == 1);
+    CHECK(r[0].timed());
+    CHECK(r[1].status == RowResult::failed);
+    CHECK(!r[1].timed());
+    CHECK(r[2].status == RowResult::failed_after_timing);
+    CHECK(!r[2].timed());
+    CHECK(r[3].status == RowResult::skipped);
 }
