@@ -134,9 +134,7 @@ int register_named_step_case(const char* file, unsigned line, const Step<Fn, Inf
 inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
                              double rel_tol = 0) {
     const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);
-    // As std::string: doctest would print a const char* as an address.
-    CHECK_MESSAGE(right, "prediction " << std::string(name) << " = " << predicted
-                                       << ": not yet. Revisit: " << std::string(revisit));
+    CHECK_MESSAGE(right, "prediction " << name << " = " << predicted << ": not yet. Revisit: " << revisit);
 }
 
 #define STEP_CASE(steps, step_name, what) \
