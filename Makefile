@@ -136,6 +136,7 @@ LIBS :=
 BASELINES :=
 SANITIZE_ARGS :=
 SANITIZE_DEMO :=
+SANITIZE_SKIP :=
 PROFILE_ARGS :=
 PROFILE_COLUMNS :=
 PROFILE_LAUNCHES := 64
@@ -144,6 +145,7 @@ LIBS_$(2) := $$(LIBS)
 BASELINES_$(2) := $$(BASELINES)
 SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
 SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
+SANITIZE_SKIP_$(2) := $$(SANITIZE_SKIP)
 PROFILE_ARGS_$(2) := $$(PROFILE_ARGS)
 PROFILE_COLUMNS_$(2) := $$(PROFILE_COLUMNS)
 PROFILE_LAUNCHES_$(2) := $$(PROFILE_LAUNCHES)
@@ -210,7 +212,8 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
+	@SANITIZE_SKIP=$(call shell_quote,$(SANITIZE_SKIP_$(2))) \
+	  bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
 	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
