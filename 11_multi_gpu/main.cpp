@@ -282,10 +282,11 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
     spec.title = "all-reduce";
     spec.rate = "busbw GB/s";
     spec.baseline_column = "% of NCCL";
-    spec.footer = strf("busbw: nccl-tests' bus bandwidth, size x 2(n - 1)/n per second with n = %d ranks (factor %.3g):\n"
-                       "what every rank's link carries, comparable across rank counts. %s.\n"
-                       "NCCL: its own choice of algorithm and protocol (NVLink multicast off), and NCCL_ALGO=Ring.",
-                       R, bus_factor(R), team.describe().c_str());
+    // (strf holds 255 characters: a long footer is put together from pieces)
+    spec.footer = strf("busbw: nccl-tests' bus bandwidth, size x 2(n - 1)/n per second with n = %d ranks (factor %.3g):\n",
+                       R, bus_factor(R)) +
+                  "what every rank's link carries, comparable across rank counts. " + team.describe() + ".\n" +
+                  "NCCL: its own choice of algorithm and protocol (NVLink multicast off), and NCCL_ALGO=Ring.";
     Measurements m(spec, set.timing);
     for (size_t bytes : sizes) {
         const size_t count = bytes / sizeof(float);
@@ -459,8 +460,8 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
     spec.title = "gradient buckets";
     spec.rate = "GB/s";
     spec.baseline_column = "% of no overlap";
-    spec.footer = strf("GB/s counts the %s of gradients per rank. All-reduce by %s; %s.",
-                       size_text(4.0 * n).c_str(), by.c_str(), compute.describe().c_str());
+    spec.footer = "GB/s counts the " + size_text(4.0 * n) + " of gradients per rank. All-reduce by " + by + "; " +
+                  compute.describe() + ".";
     Measurements m(spec, set.timing);
     const size_t buckets = (n + bucket - 1) / bucket;
     m.section(strf("%s of gradients per rank in %zu bucket%s of %s; %d multiply-adds per gradient",

@@ -15,6 +15,7 @@
 //     floats exactly, random floats within 4 * 2^-24 * sqrt(n + 1) * sum|x| (compare.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <string>
@@ -24,6 +25,9 @@
 #include "testing.h"
 
 namespace {
+
+// NVLink multicast stays off unless the environment says otherwise (README), before NCCL starts.
+[[maybe_unused]] const int kNvlsOff = setenv("NCCL_NVLS_ENABLE", "0", 0);
 
 constexpr double kLateUs = 2000;  // how late a late rank is
 
