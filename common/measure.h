@@ -69,6 +69,7 @@ struct StepRow {
     std::function<void()> prepare{};  // before each checked run, e.g. poison the output
     RowKind kind = RowKind::step;
     Work work{};                      // non-zero fields: this row's own, instead of the section's
+                                      // (a copy, not a step: bytes and 0 ops, drawn as a roof)
     std::vector<std::string> cells{}; // the row's own cells (a model column), before the check's cells
 };
 
@@ -149,7 +150,7 @@ public:
         for (const StepRow& r : rows) {
             RowResult res;
             res.section = title, res.step = r.step, res.name = r.name, res.kind = r.kind;
-            res.work = own_work(r.work, work);
+            res.work = own_work(r, work);
             res.cells = r.cells;
             if (!r.skip.empty()) {
                 res.detail = r.skip;
@@ -274,8 +275,11 @@ public:
 
 private:
     static std::string label(const StepRow& r) { return r.kind == RowKind::step ? "step " + r.step + " " + r.name : r.name; }
-    static Work own_work(Work row, Work section) {
-        return {row.bytes > 0 ? row.bytes : section.bytes, row.ops > 0 ? row.ops : section.ops};
+    // A row's non-zero fields override the section's; a row that is not a step and moves bytes
+    // but does no operations (a copy) keeps its 0 ops, so that the plot draws it as a roof.
+    static Work own_work(const StepRow& r, Work section) {
+        if (r.kind != RowKind::step && r.work.bytes > 0 && r.work.ops == 0) return r.work;
+        return {r.work.bytes > 0 ? r.work.bytes : section.bytes, r.work.ops > 0 ? r.work.ops : section.ops};
     }
     static const char* kind_name(RowKind k) {
         return k == RowKind::step ? "step" : k == RowKind::baseline ? "baseline" : "reference";
