@@ -43,8 +43,7 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     for (const auto& s : kSteps)
         if (p.selected(s.name))
             rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
-                            check, skip_reason(s.info.coverage, n, block, dev), poison, RowKind::step,
-                            Work{8.0 * n, 1.0 * n}});
+                            check, skip_reason(s.info.coverage, n, block, dev), poison});
     rows.push_back({"-", "cudaMemcpy device to device",
                     [&] {
                         if (n) CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice));
@@ -54,7 +53,7 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
                         return Check{c.ok(), c.describe()};
                     },
                     "", poison, RowKind::baseline, Work{8.0 * n, 0}});  // no FLOP: a roof on the plot, not a point
-    m.section(title, Work{}, rows);
+    m.section(title, Work{8.0 * n, 1.0 * n}, rows);
 }
 
 // The same n floats copied host -> GPU and back, from ordinary (pageable) and from pinned memory,
