@@ -493,3 +493,36 @@ TEST_CASE("gpu: measure: a wrong row is never timed; libraries are timed before 
     CHECK(!r[2].timed());
     CHECK(r[3].status == RowResult::skipped);
 }
+
+TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none; the copy's speed is each row's roof" *
+          needs_gpu()) {
+    DeviceBuffer<char> buffer(1 << 20);
+    auto fill = [&](int value) { return [&, value] { CUDA_CHECK(cudaMemsetAsync(buffer.get(), value, buffer.bytes())); }; };
+    auto fine = [] { return Check{true, "fine"}; };
+    const double bytes = (double)buffer.bytes();
+    std::vector<StepRow> rows = {
+        {"-", "copy", fill(0), fine, "", {}, RowKind::reference, Work{bytes, 0}},
+        {"-", "keys", fill(1), fine, "", {}, RowKind::baseline},
+        {"-", "pairs", fill(2), fine, "", {}, RowKind::baseline, Work{2 * bytes, 2 * bytes}, {}, "pairs"},
+        {"1", "against_first", fill(3), fine},
+        {"2", "against_pairs", fill(4), fine, "", {}, RowKind::step, Work{2 * bytes, 2 * bytes}, {}, "pairs"},
+        {"3", "against_none", fill(5), fine, "", {}, RowKind::step, Work{}, {}, "-"},
+    };
+    TableSpec spec;
+    spec.rate_counts_ops = true;
+    spec.baseline_column = "% of the library";
+    spec.copy_roof = "at copy speed";
+    Measurements m(spec, BenchConfig{1, 3, false});
+    m.section("", Work{bytes, bytes / 4}, rows);
+    CHECK(m.finish() == 0);
+    const auto& r = m.results();
+    REQUIRE(r.size() == 6);
+    CHECK(r[3].of_baseline == doctest::Approx(100 * r[1].ms / r[3].ms));
+    CHECK(r[4].of_baseline == doctest::Approx(100 * r[2].ms / r[4].ms));
+    CHECK(r[2].of_baseline == doctest::Approx(100));
+    CHECK(r[5].of_baseline == 0);
+    const double copy_bytes_per_s = bytes / (r[0].ms * 1e-3);
+    CHECK(r[0].at_copy_speed == 0);  // the copy itself
+    CHECK(r[3].at_copy_speed == doctest::Approx(copy_bytes_per_s * 0.25 / 1e9));
+    CHECK(r[4].at_copy_speed == doctest::Approx(copy_bytes_per_s / 1e9));
+}
