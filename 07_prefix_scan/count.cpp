@@ -383,7 +383,7 @@ void print_counts(const std::vector<int>& x, const std::string& kernel) {
     std::vector<std::pair<const char*, Simulated (*)(const std::vector<ll>&, ScanKind)>> counted = {
         {"serial (one thread)", simulate_serial}};
     for (const auto& s : kSteps)
-        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.run.simulate});
+        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.info.simulate});
     Table table({"algorithm", "additions", "per element", "span (steps)", "launches", "simulation"});
     for (const auto& [name, simulate] : counted) {
         const Simulated sim = simulate(xl, ScanKind::inclusive);
