@@ -125,7 +125,11 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
         }, RowKind::reference, 44, ""));
         rows.push_back({"-", "cudaMemcpy (device to device)",
                         [&] { CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
-                        [&] { return Check{d_out.download() == plain, "a copy of the keys"}; }, "", [&] { d_out.poison(); },
+                        [&] {
+                            const Comparison c = compare_exact(d_out.download(), plain);
+                            return Check{c.ok(), c.ok() ? "a copy of the keys" : c.describe()};
+                        },
+                        "", [&] { d_out.poison(); },
                         RowKind::reference, Work{8.0 * n, 0}, {"8"}});
     }
     table.section(title, Work{}, rows);
