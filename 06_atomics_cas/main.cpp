@@ -63,21 +63,17 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
 
 // What spreading the atomics buys: each kernel's time on one address over its time on more.
 static void print_spreading(const std::vector<RowResult>& results, const std::vector<std::string>& sections) {
-    auto ms = [&](const std::string& section, const std::string& name) {
-        for (const RowResult& r : results)
-            if (r.section == section && r.name == name && r.timed()) return r.ms;
-        return 0.0;
-    };
     std::vector<std::string> head = {"x one-address"};
     for (size_t i = 1; i < sections.size(); ++i) head.push_back(sections[i].substr(0, sections[i].find(':')));
     Table gains(head);
-    for (const RowResult& r : results)
-        if (r.section == sections[0] && r.kind == RowKind::step) {
-            std::vector<std::string> cells = {r.name};
-            for (size_t i = 1; i < sections.size(); ++i)
-                cells.push_back(r.timed() && ms(sections[i], r.name) > 0 ? strf("%.1f", r.ms / ms(sections[i], r.name)) : "-");
-            gains.row(cells);
-        }
+    for (const RowResult& one : results) {
+        if (one.section != sections[0] || one.kind != RowKind::step) continue;
+        std::vector<std::string> cells = {one.name};
+        for (const RowResult& r : results)  // the same kernel on more addresses, in order
+            if (r.section != sections[0] && r.name == one.name)
+                cells.push_back(one.timed() && r.timed() ? strf("%.1f", one.ms / r.ms) : "-");
+        gains.row(cells);
+    }
     gains.print();
     std::printf("\n");
 }

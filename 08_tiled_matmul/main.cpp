@@ -78,18 +78,14 @@ static std::string measure(Measurements& table, const Program& p, int m, int n, 
     return shape;
 }
 
-// The ladder in the last table, from its results: the last step's kernel against the first and cuBLAS.
+// The ladder in the last table, from its results: its last step's kernel against its first, and cuBLAS.
 static void print_ladder(const std::vector<RowResult>& results, const std::string& shape) {
-    const RowResult *first = nullptr, *last = nullptr, *library = nullptr;
-    for (const RowResult& r : results) {
-        if (r.section != results.back().section || !r.timed()) continue;
-        if (r.kind == RowKind::baseline) library = &r;
-        if (r.kind == RowKind::step && !first) first = &r;
-        if (r.kind == RowKind::step) last = &r;
-    }
-    if (first && library && first != last)
-        std::printf("At %s: %s is %.1fx %s and %.1f%% of cuBLAS.\n\n", shape.c_str(), last->name.c_str(),
-                    first->ms / last->ms, first->name.c_str(), 100 * library->ms / last->ms);
+    std::vector<const RowResult*> steps, library;
+    for (const RowResult& r : results)
+        if (r.section == results.back().section && r.timed()) (r.kind == RowKind::step ? steps : library).push_back(&r);
+    if (steps.size() > 1 && !library.empty())
+        std::printf("At %s: %s is %.1fx %s and %.1f%% of cuBLAS.\n\n", shape.c_str(), steps.back()->name.c_str(),
+                    steps.front()->ms / steps.back()->ms, steps.front()->name.c_str(), 100 * library[0]->ms / steps.back()->ms);
 }
 
 int main(int argc, char** argv) {

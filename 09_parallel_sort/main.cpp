@@ -16,12 +16,6 @@ namespace {
 
 const char* const kSortPairs = "cub::DeviceRadixSort::SortPairs";
 
-std::vector<uint32_t> positions(size_t n) {
-    std::vector<uint32_t> p(n);
-    std::iota(p.begin(), p.end(), 0u);
-    return p;
-}
-
 // CUB's pairs, checked exactly in O(n): the values are a permutation of the positions, each key
 // is the input key at its value's position, and every neighbour pair is in order, equal keys by
 // increasing position (stable). That is the stable sort and nothing else.
@@ -62,7 +56,9 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
              KeyType type, bool pairs, uint64_t seed) {
     const std::vector<uint32_t> plain = make_keys(n, dist, seed);
     const std::vector<uint32_t> typed = type == KeyType::u32 ? std::vector<uint32_t>() : make_keys(n, dist, seed, type);
-    DeviceBuffer<uint32_t> d_plain(plain), d_typed(typed), d_positions(positions(n)), d_out(n), d_values_out(n);
+    std::vector<uint32_t> positions(n);
+    std::iota(positions.begin(), positions.end(), 0u);
+    DeviceBuffer<uint32_t> d_plain(plain), d_typed(typed), d_positions(positions), d_out(n), d_values_out(n);
     CubSort cub(n);
     struct Expected {
         std::vector<uint32_t> keys, order;
