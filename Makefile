@@ -132,20 +132,16 @@ BASELINES :=
 SANITIZE_ARGS :=
 SANITIZE_DEMO :=
 PROFILE_ARGS :=
-PROFILE_KERNELS :=
 PROFILE_COLUMNS :=
 PROFILE_LAUNCHES := 64
-PROFILE_ONCE :=
 -include $(1)/exercise.mk
 LIBS_$(2) := $$(LIBS)
 BASELINES_$(2) := $$(BASELINES)
 SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
 SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
 PROFILE_ARGS_$(2) := $$(PROFILE_ARGS)
-PROFILE_KERNELS_$(2) := $$(PROFILE_KERNELS)
 PROFILE_COLUMNS_$(2) := $$(PROFILE_COLUMNS)
 PROFILE_LAUNCHES_$(2) := $$(PROFILE_LAUNCHES)
-PROFILE_ONCE_$(2) := $$(PROFILE_ONCE)
 endef
 
 # A value as one shell word in single quotes (a quote inside becomes '"'"').
@@ -212,9 +208,8 @@ sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
-	@PROFILE_ARGS=$(call shell_quote,$(PROFILE_ARGS_$(2))) PROFILE_KERNELS=$(call shell_quote,$(PROFILE_KERNELS_$(2))) \
+	@PROFILE_ARGS=$(call shell_quote,$(PROFILE_ARGS_$(2))) \
 	  PROFILE_COLUMNS=$(call shell_quote,$(PROFILE_COLUMNS_$(2))) PROFILE_LAUNCHES=$(call shell_quote,$(PROFILE_LAUNCHES_$(2))) \
-	  PROFILE_ONCE=$(call shell_quote,$(PROFILE_ONCE_$(2))) \
 	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL)
 endef
 

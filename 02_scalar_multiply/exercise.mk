@@ -4,14 +4,11 @@
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
-#   PROFILE_KERNELS  STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
-#   PROFILE_ONCE     1: profile-NN profiles only the first launch of each kernel
 SANITIZE_ARGS := --n 100003
 
 # make profile-02: 2^24 floats (64 MB each way); step 1 needs n <= 1024 (try ARGS="--n 1000").
 PROFILE_ARGS     := --n 2^24
-PROFILE_KERNELS  := 1=scale_one_block 2=scale_many_blocks 3=scale_grid_stride 4=scale_vectorized
 PROFILE_COLUMNS  := global load sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum; \
                     global load instructions (thousands) = 0.001 * smsp__inst_executed_op_global_ld.sum

@@ -4,16 +4,13 @@
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
-#   PROFILE_KERNELS  STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
-#   PROFILE_ONCE     1: profile-NN profiles only the first launch of each kernel
 LIBS          := -lgif
 SANITIZE_ARGS := --size 67x45 --generations 20
 
 # make profile-03: a 4096 x 4096 torus, 2 generations; step 2 (one block) is skipped at this size.
 PROFILE_ARGS     := --size 4096x4096 --generations 2
-PROFILE_KERNELS  := 1=life_global 2=life_single_block 3=life_shared
 PROFILE_COLUMNS  := L1 hit rate (%) = l1tex__t_sector_hit_rate.pct; \
                     L2 hit rate (%) = lts__t_sector_hit_rate.pct; \
                     global loads through L1 (MB) = 32e-6 * l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum

@@ -4,16 +4,12 @@
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
-#   PROFILE_KERNELS  STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
-#   PROFILE_ONCE     1: profile-NN profiles only the first launch of each kernel
 SANITIZE_ARGS := --n 100003
 BASELINES     := cub_sum
 
 # make profile-04: the default run (2^24 floats; the matrix of step 5 from the same size).
 PROFILE_ARGS     :=
-PROFILE_KERNELS  := 1=sum_atomic_each 2=sum_block_serial 3=sum_block_tree 4=stats_blocks \
-                    5=sum_rows 5=sum_cols 5=sum_total
 PROFILE_COLUMNS  := L2 atomic requests (thousands) = 0.001 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum; \
                     global load sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum

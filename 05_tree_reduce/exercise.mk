@@ -4,19 +4,14 @@
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
-#   PROFILE_KERNELS  STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
-#   PROFILE_ONCE     1: profile-NN profiles only the first launch of each kernel
 SANITIZE_ARGS := --n 100003
 SANITIZE_DEMO := --volatile-demo --n 4096
 BASELINES     := cub_sum
 
 # make profile-05: the default run, 2^24+3 floats, block 256 (CUB is left out).
 PROFILE_ARGS     :=
-PROFILE_KERNELS  := 1=reduce_interleaved_divergent 2=reduce_interleaved_strided 3=reduce_sequential \
-                    4=reduce_first_add 5=reduce_unrolled_warp 6=reduce_shuffle 7=reduce_grid_stride_vec \
-                    8=reduce_one_pass
 PROFILE_COLUMNS  := bank conflicts per shared-memory request = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum; \
                     threads doing work per instruction (of 32) = smsp__thread_inst_executed_pred_on.sum / smsp__inst_executed.sum; \
                     warp instructions (millions) = 1e-6 * smsp__inst_executed.sum

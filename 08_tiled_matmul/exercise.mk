@@ -4,18 +4,14 @@
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
-#   PROFILE_KERNELS  STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
-#   PROFILE_ONCE     1: profile-NN profiles only the first launch of each kernel
 LIBS          := -lcublas
 SANITIZE_ARGS := --m 67 --n 129 --k 33
 BASELINES     := cublas_sgemm
 
 # make profile-08: 1024 x 1024 x 1024 (cuBLAS is left out).
 PROFILE_ARGS     := --m 1024 --n 1024 --k 1024
-PROFILE_KERNELS  := 1=matmul_naive_x_row 1=matmul_naive_x_col 2=matmul_tiled 3=matmul_blocked_1d \
-                    4=matmul_blocked_2d
 PROFILE_COLUMNS  := global load sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum; \
                     FMA pipe busy (% of peak) = sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active; \
                     bank conflicts per shared-memory request = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum

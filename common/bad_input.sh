@@ -268,20 +268,23 @@ fake_ncu() {  # name, what it prints and does after `ncu --version`
 fake_ncu ncu_perm 'echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."; exit 1'
 fake_ncu ncu_old 'echo "==ERROR== Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option."; exit 1'
 fake_ncu ncu_run 'while [ $# -gt 0 ] && [ "$1" != bash ]; do shift; done; "$@"; rc=$?; echo "==WARNING== No kernels were profiled."; exit $rc'
-profile() {  # needle, ncu, then VAR=value settings
-  local needle=$1 ncu=$2
-  shift 2
-  expect "$needle" env "NCU=$ncu" PROFILE_KERNELS=2=scale_many_blocks "$@" bash common/profile.sh 02_scalar_multiply \
-    build/02_scalar_multiply/solution/scalar_multiply build/common/profile_table
+# A stand-in for a program that ran its steps on a GPU under COURSE_PROFILE=1 (measure.h).
+printf '#!/usr/bin/env bash\necho "| 2 | many_blocks | ok |"\necho "nvtx range: step 2 many_blocks"\n' >"$tmp/ran_steps"
+chmod +x "$tmp/ran_steps"
+profile() {  # needle, ncu, program, then VAR=value settings
+  local needle=$1 ncu=$2 program=$3
+  shift 3
+  expect "$needle" env "NCU=$ncu" "$@" bash common/profile.sh 02_scalar_multiply "$program" build/common/profile_table
 }
-profile "is not a program" "$tmp/no_such_ncu"
-profile "NVreg_RestrictProfilingToAdminUsers=0" "$tmp/ncu_perm"
-profile "too old" "$tmp/ncu_old"
-profile "--n" "$tmp/ncu_run" "ARGS=--n abc"
-profile "PROFILE_COLUMNS" "$tmp/ncu_run" "PROFILE_COLUMNS=x = a__b.sum +"
-profile "PROFILE_KERNELS" "$tmp/ncu_run" "PROFILE_KERNELS=scale_many_blocks"
-profile "PROFILE_ONCE" "$tmp/ncu_run" PROFILE_ONCE=yes
-nvidia-smi -L >/dev/null 2>&1 || profile "no usable GPU" "$tmp/ncu_run"
+real=build/02_scalar_multiply/solution/scalar_multiply
+profile "is not a program" "$tmp/no_such_ncu" "$tmp/ran_steps"
+profile "NVreg_RestrictProfilingToAdminUsers=0" "$tmp/ncu_perm" "$tmp/ran_steps"
+profile "too old" "$tmp/ncu_old" "$tmp/ran_steps"
+profile "is it ncu?" /bin/echo "$tmp/ran_steps"
+profile "--n" "$tmp/ncu_run" "$real" "ARGS=--n abc"
+profile "PROFILE_COLUMNS" "$tmp/ncu_run" "$real" "PROFILE_COLUMNS=x = a__b.sum +"
+profile "PROFILE_LAUNCHES" "$tmp/ncu_run" "$real" PROFILE_LAUNCHES=lots
+nvidia-smi -L >/dev/null 2>&1 || profile "no usable GPU" "$tmp/ncu_run" "$real"
 
 for f in "${failures[@]+"${failures[@]}"}"; do echo "bad input FAILED: $f"; done
 echo "bad input: $passed passed, $failed failed"

@@ -160,7 +160,10 @@ public:
                 continue;
             }
             if (r.prepare) r.prepare();
-            if (profiling) nvtxRangePushA(label(r).c_str());
+            if (profiling) {
+                nvtxRangePushA(label(r).c_str());
+                ranges_.push_back(label(r));
+            }
             r.run();
             CUDA_CHECK(cudaDeviceSynchronize());
             if (profiling) nvtxRangePop();
@@ -192,8 +195,10 @@ public:
     // number of rows that failed their check.
     int finish() {
         if (!spec_.footer.empty()) std::printf("%s\n", spec_.footer.c_str());
-        if (profiling_mode())
+        if (profiling_mode()) {
             std::printf("COURSE_PROFILE=1: each row ran once inside an NVTX range named by its label, untimed.\n");
+            for (const auto& r : ranges_) std::printf("nvtx range: %s\n", r.c_str());  // for make profile-NN
+        }
         else
             std::printf("time: %s.\n", timing_method(timing_).c_str());
         if (!files_.csv.empty()) write_file(files_.csv, csv());
@@ -398,4 +403,5 @@ private:
     BenchConfig timing_;
     OutputFiles files_;
     std::vector<RowResult> results_;
+    std::vector<std::string> ranges_;  // the NVTX ranges run under COURSE_PROFILE=1, in order
 };

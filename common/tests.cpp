@@ -241,9 +241,23 @@ profile::Report sample_report() {
     REQUIRE_MESSAGE(in.good(), "common/profile_sample.csv not found: run the tests from the repository root");
     return profile::parse_ncu_csv(in);
 }
-const char* kSampleKernels =
-    "1=reduce_interleaved_divergent 2=reduce_interleaved_strided 3=reduce_sequential 4=reduce_first_add "
-    "5=reduce_unrolled_warp 6=reduce_shuffle 7=reduce_grid_stride_vec 8=reduce_one_pass";
+// The sample holds every step's launches in one CSV; make profile-NN gets one CSV per step (one
+// ncu run per NVTX range). Split by kernel, as those runs would have.
+std::vector<profile::StepReport> sample_steps(const profile::Report& all) {
+    const char* kernels[] = {"reduce_interleaved_divergent", "reduce_interleaved_strided", "reduce_sequential",
+                             "reduce_first_add", "reduce_unrolled_warp", "reduce_shuffle", "reduce_grid_stride_vec",
+                             "reduce_one_pass"};
+    std::vector<profile::StepReport> steps;
+    for (int s = 0; s < 8; ++s) {
+        profile::StepReport step{"step " + std::to_string(s + 1) + " " + std::string(kernels[s]).substr(7), {}};
+        step.report.columns = all.columns;
+        step.report.device = all.device;
+        for (const auto& l : all.launches)
+            if (l.kernel == kernels[s]) step.report.launches.push_back(l);
+        steps.push_back(step);
+    }
+    return steps;
+}
 const char* kSampleColumns =
     "conflicts = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + "
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + "
@@ -275,9 +289,6 @@ TEST_CASE("host: profile: kernel names lose their return type and parameters, ke
     CHECK(profile::short_kernel_name("void scan_each_tile<int, true>(const T1 *, T1 *, unsigned long, T1 *, bool)") ==
           "scan_each_tile<int, true>");
     CHECK(profile::base_kernel_name("scan_each_tile<int, true>") == "scan_each_tile");
-    CHECK(profile::name_matches("radix_*", "radix_scatter"));
-    CHECK_FALSE(profile::name_matches("radix_*", "bitonic_block"));
-    CHECK_FALSE(profile::name_matches("scan", "scan_each_tile"));
 }
 
 TEST_CASE("host: profile: the recorded ncu CSV is read launch by launch") {
@@ -299,12 +310,12 @@ TEST_CASE("host: profile: the recorded ncu CSV is read launch by launch") {
 
 TEST_CASE("host: profile: one row per step, launches added up, 05's effects visible") {
     std::string error;
-    const auto kernels = profile::parse_kernel_steps(kSampleKernels, &error);
     auto columns = profile::standard_columns();
     for (const auto& c : profile::parse_columns(kSampleColumns, &error)) columns.push_back(c);
     REQUIRE(error.empty());
     const profile::Report r = sample_report();
-    const auto rows = profile::summarize(r, kernels, columns, false);
+    const std::vector<profile::StepReport> steps = sample_steps(r);
+    const auto rows = profile::summarize(steps, columns);
     REQUIRE(rows.size() == 8);
     const size_t launches[] = {4, 4, 4, 3, 3, 3, 2, 1};
     for (size_t i = 0; i < 8; ++i) {
@@ -326,71 +337,61 @@ TEST_CASE("host: profile: one row per step, launches added up, 05's effects visi
     }
     CHECK(rows[0].cells[1] == profile::short_number(weighted / time));
     CHECK(profile::missing_metrics(r, columns).empty());
-    // First launch only: the first pass of each step.
-    const auto first = profile::summarize(r, kernels, columns, true);
-    CHECK(first[0].launches.size() == 1);
-    CHECK(first[0].cells[0] == "163");
+    CHECK(profile::step_number("step 12 radix_sort") == "12");
 }
 
-TEST_CASE("host: profile: a kernel listed under several steps stays with the step that launched it") {
+TEST_CASE("host: profile: a kernel two steps launch stays in each step's own row") {
     std::string error;
-    const auto kernels = profile::parse_kernel_steps(
-        "5=reduce_tiles 5=rescan_tiles 6=scan_decoupled_lookback 7=compact_flags 7=compact_scatter "
-        "7=reduce_tiles 7=rescan_tiles 8=radix_*",
-        &error);
+    const auto columns = profile::parse_columns("time = gpu__time_duration.sum", &error);
     REQUIRE(error.empty());
-    std::vector<profile::Launch> launches;
-    for (const char* k : {"reduce_tiles", "rescan_tiles<int, true>", "scan_decoupled_lookback<int, true>", "compact_flags",
-                          "reduce_tiles", "rescan_tiles<int, false>", "compact_scatter", "radix_scatter", "other"})
-        launches.push_back(launch_of(k, 1000));
-    CHECK(profile::assign_steps(launches, kernels) ==
-          std::vector<std::string>{"5", "5", "6", "7", "7", "7", "7", "8", ""});
-    CHECK(profile::kernel_regex(kernels) ==
-          "^(reduce_tiles|rescan_tiles|scan_decoupled_lookback|compact_flags|compact_scatter|radix_[A-Za-z0-9_]*)(<.*)?$");
+    profile::StepReport five{"step 5 reduce_then_scan", {}}, seven{"step 7 compact", {}};
+    five.report.launches = {launch_of("reduce_tiles", 1000), launch_of("rescan_tiles<int, true>", 2000)};
+    seven.report.launches = {launch_of("compact_flags", 500), launch_of("reduce_tiles", 1000),
+                             launch_of("reduce_tiles", 1000), launch_of("compact_scatter", 700)};
+    const auto rows = profile::summarize({five, seven}, columns);
+    REQUIRE(rows.size() == 5);
+    CHECK(rows[0].step == "5");
+    CHECK(rows[0].launches.size() == 1);
+    CHECK(rows[3].step == "7");
+    CHECK(rows[3].kernel == "reduce_tiles");
+    CHECK(rows[3].launches.size() == 2);
+    CHECK(rows[3].cells[0] == "2000");
 }
 
 TEST_CASE("host: profile: a step with no launch, nothing to divide by, a missing metric") {
     std::string error;
-    const auto kernels = profile::parse_kernel_steps("1=one 2=two", &error);
     const auto columns = profile::parse_columns(
         "per request = a__x.sum / b__y.sum; total (thousands) = 0.001 * a__x.sum + c__z.sum; share = d__w.pct", &error);
     REQUIRE(error.empty());
-    profile::Report r;
-    r.columns = {"ID", "Kernel Name", profile::kTimeMetric, "a__x.sum", "b__y.sum", "c__z.sum"};
-    r.launches = {launch_of("two", 1000, {{"a__x.sum", 3000}, {"b__y.sum", 0}, {"c__z.sum", 500}}),
-                  launch_of("two", 3000, {{"a__x.sum", 1000}, {"b__y.sum", 0}, {"c__z.sum", 500}})};
-    const auto rows = profile::summarize(r, kernels, columns, false);
+    profile::StepReport one{"step 1 one", {}}, two{"step 2 two", {}};
+    two.report.columns = {"ID", "Kernel Name", profile::kTimeMetric, "a__x.sum", "b__y.sum", "c__z.sum"};
+    two.report.launches = {launch_of("two", 1000, {{"a__x.sum", 3000}, {"b__y.sum", 0}, {"c__z.sum", 500}}),
+                           launch_of("two", 3000, {{"a__x.sum", 1000}, {"b__y.sum", 0}, {"c__z.sum", 500}})};
+    const auto rows = profile::summarize({one, two}, columns);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].kernel == "(no launch profiled)");
     CHECK(rows[0].cells == std::vector<std::string>{"-", "-", "-"});
     CHECK(rows[1].cells[0] == "-");     // no requests: no ratio
     CHECK(rows[1].cells[1] == "5.00");  // (3000 + 500 + 1000 + 500) / 1000
     CHECK(rows[1].cells[2] == "n/a");   // never collected
-    CHECK(profile::missing_metrics(r, columns) == std::vector<std::string>{"d__w.pct"});
+    CHECK(profile::missing_metrics(two.report, columns) == std::vector<std::string>{"d__w.pct"});
 }
 
 TEST_CASE("host: profile: a malformed list gets one message naming the entry") {
     struct Case {
-        bool columns;  // a PROFILE_COLUMNS spec, else a PROFILE_KERNELS one
         const char* spec;
         const char* message;
     };
     const Case cases[] = {
-        {false, "1=ok 2", "'2' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
-        {false, "1=bad-name", "'1=bad-name' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
-        {false, "  ", "names no kernel (STEP=KERNEL ...)"},
-        {true, "no formula here", "'no formula here': write it as HEADER = FORMULA"},
-        {true, "x = a__b.sum +", "'x = a__b.sum +': ends where a metric name should follow"},
-        {true, "x = two * a__b.sum", "'x = two * a__b.sum': 'two' is not a number"},
-        {true, "x = a-b", "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)"},
-        {true, "x = a__b.sum c__d.sum", "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'"},
+        {"no formula here", "'no formula here': write it as HEADER = FORMULA"},
+        {"x = a__b.sum +", "'x = a__b.sum +': ends where a metric name should follow"},
+        {"x = two * a__b.sum", "'x = two * a__b.sum': 'two' is not a number"},
+        {"x = a-b", "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)"},
+        {"x = a__b.sum c__d.sum", "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'"},
     };
     for (const Case& k : cases) {
         std::string error;
-        if (k.columns)
-            profile::parse_columns(k.spec, &error);
-        else
-            profile::parse_kernel_steps(k.spec, &error);
+        profile::parse_columns(k.spec, &error);
         CHECK_MESSAGE(error == k.message, k.spec);
     }
     std::string error;
