@@ -198,25 +198,28 @@ struct ScanFns {
     void operator()(const int* in, int* out, size_t n, ScanKind kind) const { for_int(in, out, n, kind); }
     void operator()(const float* in, float* out, size_t n, ScanKind kind) const { for_float(in, out, n, kind); }
 };
-// What else a scan step is: the most elements it takes (one block's limit, or none); what its
-// design moves through DRAM, in arrays of n ints, counting nothing as served by L2 (host_levels:
-// 2n or more per launch at the lowest levels, a whole 32-byte sector per 4-byte value from stride
-// 8 on, the upper levels small enough for L2); and its simulation above.
+// What else a scan step is: the most elements it takes (one block's limit, or none) and its
+// design's model: its simulation above, and what it moves through DRAM (the benchmark's traffic
+// column; both in count.cpp).
+struct ScanModel {
+    Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
+    const char* traffic;
+};
+extern const ScanModel kNaiveBlockModel, kBlellochBlockModel, kHostLevelsModel, kScanThenPropagateModel,
+    kReduceThenScanModel, kDecoupledLookbackModel;
 struct ScanInfo {
     size_t max_n;
-    const char* traffic;
-    Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
+    const ScanModel* model;
 };
 using ScanStep = Step<ScanFns, ScanInfo>;
 inline const ScanStep kSteps[] = {
-    {1, "naive_block", {run_naive_block, run_naive_block}, {kNaiveMaxN, "2n", simulate_naive_block}},
-    {2, "blelloch_block", {run_blelloch_block, run_blelloch_block}, {kBlellochMaxN, "2n", simulate_blelloch_block}},
-    {3, "host_levels", {run_host_levels, run_host_levels}, {SIZE_MAX, "~20n", simulate_host_levels}},
+    {1, "naive_block", {run_naive_block, run_naive_block}, {kNaiveMaxN, &kNaiveBlockModel}},
+    {2, "blelloch_block", {run_blelloch_block, run_blelloch_block}, {kBlellochMaxN, &kBlellochBlockModel}},
+    {3, "host_levels", {run_host_levels, run_host_levels}, {SIZE_MAX, &kHostLevelsModel}},
     {4, "scan_then_propagate", {run_scan_then_propagate, run_scan_then_propagate},
-     {SIZE_MAX, "4n", simulate_scan_then_propagate}},
-    {5, "reduce_then_scan", {run_reduce_then_scan, run_reduce_then_scan}, {SIZE_MAX, "3n", simulate_reduce_then_scan}},
-    {6, "decoupled_lookback", {run_decoupled_lookback, run_decoupled_lookback},
-     {SIZE_MAX, "2n", simulate_decoupled_lookback}},
+     {SIZE_MAX, &kScanThenPropagateModel}},
+    {5, "reduce_then_scan", {run_reduce_then_scan, run_reduce_then_scan}, {SIZE_MAX, &kReduceThenScanModel}},
+    {6, "decoupled_lookback", {run_decoupled_lookback, run_decoupled_lookback}, {SIZE_MAX, &kDecoupledLookbackModel}},
 };
 // The last step builds on the scans.
 using CompactFn = void (*)(const int* in, int* out, size_t n, int threshold, size_t* kept);
