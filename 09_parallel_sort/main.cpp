@@ -158,14 +158,14 @@ int main(int argc, char** argv) {
         // 2^26 keys at least: keys, positions, outputs, the sorts' temporaries and CUB's storage on
         // the GPU; the keys, the references and the downloads on the host.
         const double n26 = (double)((size_t)1 << 26);
-        require_memory(p, "--bench", 32.0 * n26, 45.0 * n26);
+        require_memory(p, "--bench", 36.0 * n26, 45.0 * n26);
         const BenchConfig cfg;
         print_bench_header("sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
                            "with their positions as values (pairs), as SortPairs does", cfg);
         std::printf("\n");
         Measurements table(table_spec(), cfg, p.outputs());
         for (int k : {20, 24, 26, 28}) {
-            const double keys_n = (double)((size_t)1 << k), gpu = 45.0 * keys_n, host = 32.0 * keys_n;
+            const double keys_n = (double)((size_t)1 << k), gpu = 45.0 * keys_n, host = 36.0 * keys_n;
             if (k == 28 && (gpu > 0.9 * free_gpu_bytes() || host > 0.8 * host_memory_bytes()))
                 std::printf("2^28 keys: skipped, it needs %.1f GB of GPU memory and %.1f GB of host memory\n\n",
                             gpu / 1e9, host / 1e9);
@@ -175,9 +175,10 @@ int main(int argc, char** argv) {
         }
         return table.finish() ? 1 : 0;
     }
-    // Host: the keys of both types, the references (keys and orders, up to three), downloads.
-    // GPU: inputs, positions, outputs, the sorts' temporaries (keys, values, counts), CUB's storage.
-    require_memory(p, "--n", 44.0 * n, 37.0 * n + (64 << 20));
+    // Host: the keys of both types, positions, the references (keys and orders, up to three),
+    // downloads. GPU: inputs, positions, outputs, the sorts' temporaries (keys, values, counts),
+    // CUB's storage and thrust's.
+    require_memory(p, "--n", 48.0 * n, 45.0 * n + (64 << 20));
     const DeviceFacts dev = device_facts();
     std::printf("sorting n = %zu keys (%s) on %s (%d SMs): steps 1 to 4 sort uint keys, step 5 %s keys%s\n\n", n,
                 distribution.c_str(), dev.name.c_str(), dev.sm_count, to_string(type),
