@@ -14,6 +14,7 @@
 
 namespace {
 
+const char* const kSortKeys = "cub::DeviceRadixSort::SortKeys";
 const char* const kSortPairs = "cub::DeviceRadixSort::SortPairs";
 
 // CUB's pairs, checked exactly in O(n): the values are a permutation of the positions, each key
@@ -109,7 +110,7 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
     // reads and writes them once per 8-bit digit (4 x 8; with values 4 x 16); thrust copies first (8).
     if (p.selected("cub")) {
         const Expected* e = expect(false, 0);
-        rows.push_back(row("-", "cub::DeviceRadixSort::SortKeys", e, false, 0,
+        rows.push_back(row("-", kSortKeys, e, false, 0,
                            [&] { cub.sort_keys(d_plain.get(), d_out.get(), n); }, RowKind::baseline, 36, ""));
         if (pairs)
             rows.push_back(row("-", kSortPairs, e, true, 0, [&] {
@@ -118,7 +119,7 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
         rows.push_back(row("-", "thrust::sort (after a copy)", e, false, 0, [&] {
             CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice));
             cub.thrust_sort(d_out.get(), n);
-        }, RowKind::reference, 44, ""));
+        }, RowKind::reference, 44, kSortKeys));
         rows.push_back({"-", "cudaMemcpy (device to device)",
                         [&] { CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
                         [&] {

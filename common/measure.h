@@ -73,8 +73,9 @@ struct StepRow {
     RowKind kind = RowKind::step;
     Work work{};                      // non-zero fields: this row's own, instead of the section's
     std::vector<std::string> cells{}; // the row's own cells (a model column), before the check's cells
-    std::string baseline = "";        // the baseline its % compares with: "" the section's first, or the name of
-                                      //   one (a second library), or "-" for none (work that is not comparable)
+    std::string baseline = "";        // the baseline its % compares with: "" the section's first (a reference
+                                      //   row: none), or the name of one (a second library), or "-" for none
+                                      //   (work that is not comparable)
 };
 
 struct TableSpec {
@@ -312,7 +313,8 @@ private:
             }
             const double work = spec_.rate_counts_ops ? r.work.ops : r.work.bytes;
             r.rate = work / (r.ms * 1e-3) / spec_.rate_unit;
-            const double base_ms = r.baseline == "-" ? 0 : baseline_ms(r.baseline);
+            const bool compared = r.baseline != "-" && (r.kind != RowKind::reference || !r.baseline.empty());
+            const double base_ms = compared ? baseline_ms(r.baseline) : 0;
             if (base_ms > 0) r.of_baseline = 100 * base_ms / r.ms;
             if (spec_.peak > 0) r.of_peak = 100 * r.rate / spec_.peak;
             if (!spec_.copy_roof.empty() && copy_bytes_per_s > 0 && work > 0 && r.work.bytes > 0 && !is_copy(r))

@@ -522,6 +522,7 @@ TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none;
     CHECK(r[4].of_baseline == doctest::Approx(100 * r[2].ms / r[4].ms));
     CHECK(r[2].of_baseline == doctest::Approx(100));
     CHECK(r[5].of_baseline == 0);
+    CHECK(r[0].of_baseline == 0);  // a reference row that names no baseline
     const double copy_bytes_per_s = bytes / (r[0].ms * 1e-3);
     CHECK(r[0].at_copy_speed == 0);  // the copy itself
     CHECK(r[3].at_copy_speed == doctest::Approx(copy_bytes_per_s * 0.25 / 1e9));
