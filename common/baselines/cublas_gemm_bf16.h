@@ -1,6 +1,6 @@
-// cublas_gemm_bf16.h: the library baseline for matrix products on the tensor cores (exercise 10):
+// cublas_gemm_bf16.h: the library baseline for matrix products on the tensor cores:
 // cuBLAS GEMM with BF16 inputs, FP32 accumulation and FP32 output, for row-major A (m x k) and
-// B given transposed, Bt (n x k), as exercise 10's interface takes them.
+// B given transposed, Bt (n x k): both operands run along k in memory.
 #pragma once
 
 #include <cuda_bf16.h>
