@@ -78,10 +78,13 @@ static std::vector<StepRow> rows_of(const Program& p, const DeviceFacts& dev, Op
             rows.push_back({number, s.info.variant.label, product(s.info.variant.run), check_bf16, skip, poison});
         rows.push_back({number, s.info.label, product(s.run), check_bf16, skip, poison});
     }
-    if (p.selected("fp32"))
+    if (p.selected("fp32")) {
         rows.push_back({"-", "08 FP32 (CUDA cores)",
                         [&o] { run_register_blocked_2d(o.A32.get(), o.B32.get(), o.C.get(), o.m, o.n, o.k); },
                         check_fp32, "", poison, RowKind::reference});
+        // Its operands are 4-byte floats: its least DRAM traffic is larger (the roofline's x).
+        rows.back().work.bytes = 4.0 * ((double)o.m * o.k + (double)o.n * o.k + (double)o.m * o.n);
+    }
     return rows;
 }
 

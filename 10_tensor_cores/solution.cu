@@ -552,7 +552,8 @@ const long long kMmaSyncPerWarpPerTile = (64 / 16) * (32 / 8) * (64 / 16);  // 6
 // ---- Step 4: Hopper: wgmma fed by the Tensor Memory Accelerator (sm_90a) ------------------------
 // Two Hopper units take over what the threads did in step 3:
 // - The Tensor Memory Accelerator (TMA) copies a whole 2D tile from global to shared memory on
-//   ONE thread's request, zero-filling what lies outside the matrix and storing it with the
+//   ONE thread's request (the copy names shared::cluster memory: a block launched without a
+//   cluster is a cluster of one, and its own shared memory is the cluster's), zero-filling what lies outside the matrix and storing it with the
 //   128-byte swizzle of step 3. It is told the matrix's shape once, by a tensor map built on the
 //   host (make_tensor_map below), and reports completion on an mbarrier: a barrier in shared
 //   memory that counts arrivals and, here, bytes.
@@ -714,9 +715,9 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
                                                            cuda::ptx::space_shared, &sh.full[s],
                                                            k4TileABytes + k4TileBBytes);
                 const int32_t at_a[2] = {t * k4TileK, m0}, at_b[2] = {t * k4TileK, n0};
-                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global, sh.a[s], &map_a,
+                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, sh.a[s], &map_a,
                                                 at_a, &sh.full[s]);
-                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global, sh.b[s], &map_b,
+                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, sh.b[s], &map_b,
                                                 at_b, &sh.full[s]);
             }
             // END SOLUTION
@@ -791,7 +792,11 @@ bool wgmma_code_loaded() {
     if (!fn) {
         void* p = nullptr;
         cudaDriverEntryPointQueryResult found;
+#if CUDART_VERSION >= 12050
         CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+#else
+        CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
+#endif
         if (found != cudaDriverEntryPointSuccess || !p) {
             std::fprintf(stderr, "run_wgmma_tma: the CUDA driver has no cuTensorMapEncodeTiled (a driver for CUDA 12 or newer is needed)\n");
             std::exit(1);

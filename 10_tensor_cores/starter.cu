@@ -433,7 +433,8 @@ const long long kMmaSyncPerWarpPerTile = -1;  // your prediction
 // ---- Step 4: Hopper: wgmma fed by the Tensor Memory Accelerator (sm_90a) ------------------------
 // Two Hopper units take over what the threads did in step 3:
 // - The Tensor Memory Accelerator (TMA) copies a whole 2D tile from global to shared memory on
-//   ONE thread's request, zero-filling what lies outside the matrix and storing it with the
+//   ONE thread's request (the copy names shared::cluster memory: a block launched without a
+//   cluster is a cluster of one, and its own shared memory is the cluster's), zero-filling what lies outside the matrix and storing it with the
 //   128-byte swizzle of step 3. It is told the matrix's shape once, by a tensor map built on the
 //   host (make_tensor_map below), and reports completion on an mbarrier: a barrier in shared
 //   memory that counts arrivals and, here, bytes.
@@ -634,7 +635,11 @@ bool wgmma_code_loaded() {
     if (!fn) {
         void* p = nullptr;
         cudaDriverEntryPointQueryResult found;
+#if CUDART_VERSION >= 12050
         CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+#else
+        CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
+#endif
         if (found != cudaDriverEntryPointSuccess || !p) {
             std::fprintf(stderr, "run_wgmma_tma: the CUDA driver has no cuTensorMapEncodeTiled (a driver for CUDA 12 or newer is needed)\n");
             std::exit(1);
