@@ -162,11 +162,11 @@ const long long kAccumulatorElementsPerLane = -1;  // your prediction
 // buffered as in 08's step 4: while the tensor cores work on one pair, the next pair travels
 // from global memory into registers, and one barrier per tile suffices.
 //
-// A tile row of k2TileK = 32 BF16 is 64 bytes. On this GPU a fragment load from shared memory is
-// four 4-byte loads per lane, each reading 16 bytes from each of 8 consecutive rows; shared
-// memory has 32 banks of 4 bytes, 128 bytes per row of banks. kPad extra elements per row move
-// each row to other banks: run the two variants under `make profile-10` and compare their bank
-// conflicts.
+// A tile row of k2TileK = 32 BF16 is 64 bytes. A fragment load from shared memory compiles to
+// four 4-byte loads per lane (seen on Hopper, sm_90), each instruction reading 16 bytes from
+// each of 8 consecutive rows; shared memory has 32 banks of 4 bytes, 128 bytes per row of banks.
+// kPad extra elements per row move each row to other banks: run the two variants under
+// `make profile-10` and compare their bank conflicts.
 constexpr int k2Threads = 256;
 constexpr int k2ChunksPerThread = k2TileM * k2TileK / 8 / k2Threads;  // 16-byte chunks of each tile
 static_assert(k2TileM == k2TileN && k2ChunksPerThread >= 1, "A's and Bt's tiles have the same shape");
