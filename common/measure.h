@@ -293,7 +293,7 @@ private:
             }
             const double work = spec_.rate_counts_ops ? r.work.ops : r.work.bytes;
             r.rate = work / (r.ms * 1e-3) / spec_.rate_unit;
-            if (baseline_ms > 0) r.of_baseline = 100 * baseline_ms / r.ms;
+            if (baseline_ms > 0 && r.kind != RowKind::reference) r.of_baseline = 100 * baseline_ms / r.ms;
             if (spec_.peak > 0) r.of_peak = 100 * r.rate / spec_.peak;
         }
     }

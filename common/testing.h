@@ -134,7 +134,9 @@ int register_named_step_case(const char* file, unsigned line, const Step<Fn, Inf
 inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
                              double rel_tol = 0) {
     const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);
-    CHECK_MESSAGE(right, "prediction " << name << " = " << predicted << ": not yet. Revisit: " << revisit);
+    const std::string message = std::string("prediction ") + name + " = " + doctest::toString(predicted).c_str() +
+                                ": not yet. Revisit: " + revisit;
+    CHECK_MESSAGE(right, message);
 }
 
 #define STEP_CASE(steps, step_name, what) \
