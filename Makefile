@@ -18,18 +18,20 @@ name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 # ---- Options you may set on the command line ------------------------------------------------
 # USE: starter (your file) or solution (the reference). ARGS: passed to the program (run,
 # bench) or to doctest (test); quotes group words, nothing else is special. ARCH: auto, native,
-# fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead.
+# fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead;
+# REQUIRE_GPUS=N: also a machine with fewer than N GPUs (for the cases that need several).
 # TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel). NCU: the Nsight
 # Compute profiler for profile-NN, when it is not on PATH or in the toolkit.
 USE          ?= starter
 ARGS         ?=
 ARCH         ?= auto
 REQUIRE_GPU  ?= 0
+REQUIRE_GPUS ?= 0
 TEST_TIMEOUT ?= 300
 NCU          ?=
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 V            ?= 0
-export ARGS TEST_TIMEOUT REQUIRE_GPU
+export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS
 
 # One clear line for a bad setting, before anything is built.
 ifneq ($(filter-out starter solution,$(USE))$(if $(USE),,empty),)
@@ -37,6 +39,9 @@ ifneq ($(filter-out starter solution,$(USE))$(if $(USE),,empty),)
 endif
 ifneq ($(filter-out 0 1,$(REQUIRE_GPU))$(if $(REQUIRE_GPU),,empty),)
   $(error REQUIRE_GPU must be 0 or 1 (got '$(REQUIRE_GPU)'))
+endif
+ifneq ($(shell [[ '$(REQUIRE_GPUS)' =~ ^[0-9]{1,2}$$ ]] && echo y),y)
+  $(error REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '$(REQUIRE_GPUS)'))
 endif
 is_count = $(if $(and $(1),$(filter-out 0,$(1)),$(shell [[ '$(1)' =~ ^[0-9]{1,6}$$ ]] && echo y)),y)
 ifneq ($(call is_count,$(TEST_TIMEOUT)),y)
@@ -79,7 +84,7 @@ else
   ARCH_FLAGS := -arch=$(ARCH)
 endif
 
-INCLUDES  := -Icommon -Icommon/baselines $(if $(wildcard .deps/usr/include),-I$(DEPS)/include)
+INCLUDES  := -Icommon -Icommon/baselines -I$(DEPS)/include
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) $(INCLUDES) -Xcompiler=-Wall,-Wextra,-Wno-unused-parameter -MMD -MP
 CXXFLAGS  := -std=c++17 -O2 -g -Wall -Wextra $(INCLUDES) -I$(CUDA_HOME)/include -MMD -MP
 # Starters declare variables that the TODOs will use: silence "declared/set but never used" there.
@@ -87,7 +92,7 @@ STARTER_FLAGS := -diag-suppress=177,550 -Xcompiler=-Wno-unused-variable,-Wno-unu
 LDFLAGS   := $(ARCH_FLAGS) -Xlinker -rpath=$(CUDA_LIB)
 # Exercise programs (build/NN_x/VARIANT/program) also look in .deps; written with $$$$ because
 # the exercise rules below are expanded twice (call, then eval) before the shell sees $ORIGIN.
-EX_LDFLAGS := $(LDFLAGS) $(if $(wildcard .deps/usr/lib/x86_64-linux-gnu),-L$(DEPS_LIB) -Xlinker -rpath='$$$$ORIGIN/../../../$(DEPS_LIB)')
+EX_LDFLAGS := $(LDFLAGS) -L$(DEPS_LIB) -Xlinker -rpath='$$$$ORIGIN/../../../$(DEPS_LIB)'
 
 ifeq ($(V),1)
   Q :=
@@ -112,7 +117,7 @@ $(FLAGS_STAMP):
 # just before the first compile that needs them; `make run-01` needs neither.
 DEPS_STAMP := $(BUILD)/deps-doctest.ok
 $(BUILD)/deps-%.ok: common/setup_deps.sh
-	@mkdir -p $(@D) && bash common/setup_deps.sh $* && touch $@
+	@mkdir -p $(@D) && NVCC="$(NVCC)" bash common/setup_deps.sh $* && touch $@
 
 # ---- Library baselines shared by exercises (common/baselines/) -----------------------------------
 $(BUILD)/common/baselines/%.o: common/baselines/%.cu $(FLAGS_STAMP)
@@ -129,16 +134,20 @@ VARIANTS := solution starter pristine
 define LOAD_SETTINGS
 LIBS :=
 BASELINES :=
+CUDA_FLAGS :=
 SANITIZE_ARGS :=
 SANITIZE_DEMO :=
+SANITIZE_SKIP :=
 PROFILE_ARGS :=
 PROFILE_COLUMNS :=
 PROFILE_LAUNCHES := 64
 -include $(1)/exercise.mk
 LIBS_$(2) := $$(LIBS)
 BASELINES_$(2) := $$(BASELINES)
+CUDA_FLAGS_$(2) := $$(CUDA_FLAGS)
 SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
 SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
+SANITIZE_SKIP_$(2) := $$(SANITIZE_SKIP)
 PROFILE_ARGS_$(2) := $$(PROFILE_ARGS)
 PROFILE_COLUMNS_$(2) := $$(PROFILE_COLUMNS)
 PROFILE_LAUNCHES_$(2) := $$(PROFILE_LAUNCHES)
@@ -153,24 +162,25 @@ define EXERCISE_RULES
 $(2)_SUPPORT := $(filter-out $(1)/starter.cu $(1)/solution.cu $(1)/main.cpp $(1)/tests.cpp,$(wildcard $(1)/*.cu $(1)/*.cpp))
 $(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT)) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
-$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok)
+$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok) \
+                  $(if $(findstring -lnccl,$(LIBS_$(2))),$(BUILD)/deps-nccl.ok)
 
 $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
 	$(Q)awk -f common/make_starter.awk $$< > $$@
 
-$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP)
+$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$< (the untouched starter)"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
@@ -204,7 +214,8 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
+	@SANITIZE_SKIP=$(call shell_quote,$(SANITIZE_SKIP_$(2))) \
+	  bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
 	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
@@ -251,6 +262,26 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 run-% test-% bench-% sanitize-% build-% profile-%:
 	$(error there is no exercise '$*' (exercises: $(numbers)))
 
+# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
+# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to
+# .progress/NN_x.steps (make clean keeps it), so a hint starts at the first step not passed yet.
+PROGRESS := $(or $(COURSE_PROGRESS_DIR),.progress)
+hint_env = STEP=$(call shell_quote,$(STEP)) LEVEL=$(call shell_quote,$(LEVEL)) COURSE_PROGRESS_DIR=$(call shell_quote,$(PROGRESS))
+ifeq ($(USE),starter)
+  $(foreach e,$(EXERCISES),$(eval test-$(firstword $(subst _, ,$(e))): export COURSE_STEPS_LOG := $(PROGRESS)/$(e).steps))
+  $(foreach n,$(numbers),$(eval test-$(n): | $(PROGRESS)))
+endif
+$(PROGRESS):
+	@mkdir -p $@ 2>/dev/null || true  # if it cannot be made, the tests still run and say so
+.PHONY: hint
+hint:
+	$(error say which exercise's hint: make hint-NN (exercises: $(numbers)))
+# Bad input (no such exercise, step or level; a malformed hints.md) stops make with one line.
+hint_refuse = $(if $(1),$(error $(1)))
+hint-%:
+	$(call hint_refuse,$(shell $(hint_env) bash common/hints.sh check $(call shell_quote,$*) $(EXERCISES) 2>&1))
+	@$(hint_env) bash common/hints.sh show $(call shell_quote,$*) $(EXERCISES)
+
 # ---- Whole-course targets ---------------------------------------------------------------------
 .PHONY: help all check status sanitize doctor clean
 
@@ -284,8 +315,11 @@ help:
 	@echo "  make profile-NN                  Nsight Compute's counters behind each step, one table"
 	@echo "                                   (ncu at a representative size; ARGS=\"...\" replaces it)"
 	@echo "      add USE=solution to any of these to use the reference solution instead"
-	@echo "  make status                      which steps of each exercise your starters pass"
-	@echo "  make check [REQUIRE_GPU=1]       build everything, test every solution (instructors)"
+	@echo "  make hint-NN [STEP=K] [LEVEL=L]  one more hint for the first step your last test-NN"
+	@echo "                                   did not pass (or for step K; or level L)"
+	@echo "  make status                      which steps of each exercise your starters pass, hints used"
+	@echo "  make check [REQUIRE_GPU=1]       build everything, test every solution (instructors);"
+	@echo "             [REQUIRE_GPUS=N]      N GPUs required: the multi-GPU cases may not skip"
 	@echo "  make sanitize-NN | sanitize      compute-sanitizer (memcheck, racecheck, synccheck,"
 	@echo "                                   initcheck) over the solutions"
 	@echo "  make doctor                      versions, GPUs, architecture, and what is missing"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "game_of_life.h"
+#include "life_reference.h"
 #include "patterns.h"
 #include "pictures.h"
 #include "program.h"

@@ -107,6 +107,13 @@ table() {
 09_parallel_sort/solution/parallel_sort --kernel choice
 09_parallel_sort/solution/parallel_sort --distribution choice
 09_parallel_sort/solution/parallel_sort --keys choice
+11_multi_gpu/solution/multi_gpu --gpus int:1:64
+11_multi_gpu/solution/multi_gpu --ranks int:1:64
+11_multi_gpu/solution/multi_gpu --n size1
+11_multi_gpu/solution/multi_gpu --bucket size1
+11_multi_gpu/solution/multi_gpu --work int:0:10000000
+11_multi_gpu/solution/multi_gpu --seed size0
+11_multi_gpu/solution/multi_gpu --kernel choice
 EOF
 }
 
@@ -177,6 +184,8 @@ expect "--size" build/03_game_of_life/solution/game_of_life --pattern glider --s
 expect "--n" build/04_naive_reduce/solution/naive_reduce --demo barrier_in_if --n 18446744073709551615
 expect "--block" build/05_tree_reduce/solution/tree_reduce --block 96
 expect "--block" build/05_tree_reduce/solution/tree_reduce --block 32 --volatile-demo
+expect "--n" build/11_multi_gpu/solution/multi_gpu --n 2^33
+expect "--ranks" build/11_multi_gpu/solution/multi_gpu --gpus 2 --ranks 1
 
 # ---- options --bench would ignore ------------------------------------------------------------------
 expect "--n" build/02_scalar_multiply/solution/scalar_multiply --bench --n 100
@@ -195,6 +204,9 @@ expect "--distribution" build/09_parallel_sort/solution/parallel_sort --bench --
 expect "--size" build/03_game_of_life/solution/game_of_life --bench --size 64x64
 expect "--gif" build/03_game_of_life/solution/game_of_life --bench --gif "$tmp/x.gif"
 expect "--watch" build/03_game_of_life/solution/game_of_life --bench --watch
+expect "--n" build/11_multi_gpu/solution/multi_gpu --bench --n 100
+expect "--bucket" build/11_multi_gpu/solution/multi_gpu --bench --bucket 100
+expect "--work" build/11_multi_gpu/solution/multi_gpu --bench --work 100
 
 # ---- 03: sizes, positions, patterns and output paths -----------------------------------------
 life=build/03_game_of_life/solution/game_of_life
@@ -245,6 +257,8 @@ done
 expect_make "USE" run-02 USE=bogus
 expect_make "USE" run-02 USE=
 expect_make "REQUIRE_GPU" test-02 REQUIRE_GPU=yes
+expect_make "REQUIRE_GPUS" test-02 REQUIRE_GPUS=many
+expect_make "REQUIRE_GPUS" test-02 REQUIRE_GPUS=-1
 expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=0
 expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=abc
 expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=-5

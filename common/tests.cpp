@@ -141,6 +141,14 @@ TEST_CASE("host: launch helpers") {
     CHECK(next_pow2(((size_t)1 << 31) + 1) == ((size_t)1 << 32));
 }
 
+TEST_CASE("host: device peaks: the BF16 tensor peaks NVIDIA states follow from SMs, clock and the per-SM rate") {
+    // An FMA is 2 FLOP. H100 SXM: 132 SMs at 1830 MHz, 989.4 TFLOP/s dense BF16 (datasheet);
+    // A100: 108 SMs at 1410 MHz, 312 TFLOP/s.
+    CHECK(std::fabs(2.0 * 132 * bf16_tensor_fma_per_sm_per_clock(9, 0) * 1.83e9 / 1e12 - 989.4) < 1.0);
+    CHECK(std::fabs(2.0 * 108 * bf16_tensor_fma_per_sm_per_clock(8, 0) * 1.41e9 / 1e12 - 312.0) < 1.0);
+    CHECK(bf16_tensor_fma_per_sm_per_clock(7, 5) == 0);  // Turing: no BF16 tensor cores
+}
+
 TEST_CASE("host: the timing method is described from the settings themselves") {
     CHECK(timing_method(BenchConfig{3, 20, true}) ==
           "median of 20 runs after 3 warm-up runs, timed with CUDA events, L2 cache flushed before each run");
