@@ -134,6 +134,7 @@ VARIANTS := solution starter pristine
 define LOAD_SETTINGS
 LIBS :=
 BASELINES :=
+CUDA_FLAGS :=
 SANITIZE_ARGS :=
 SANITIZE_DEMO :=
 SANITIZE_SKIP :=
@@ -143,6 +144,7 @@ PROFILE_LAUNCHES := 64
 -include $(1)/exercise.mk
 LIBS_$(2) := $$(LIBS)
 BASELINES_$(2) := $$(BASELINES)
+CUDA_FLAGS_$(2) := $$(CUDA_FLAGS)
 SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
 SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
 SANITIZE_SKIP_$(2) := $$(SANITIZE_SKIP)
@@ -167,18 +169,18 @@ $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
 	$(Q)awk -f common/make_starter.awk $$< > $$@
 
-$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$< (the untouched starter)"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
