@@ -128,6 +128,18 @@ inline std::string strf(const char* format, ...) {
     return buf;
 }
 
+// A size in binary units, as a person writes it: 8 -> "8 B", 49152 -> "48 KiB", 1.5 * 2^20 ->
+// "1.5 MiB", 150121545728 -> "139.81 GiB" (at most two decimals).
+inline std::string size_text(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) bytes /= 1024, ++u;
+    std::string s = strf("%.2f", bytes);
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s + " " + units[u];
+}
+
 // A Markdown table with aligned columns, so a README can take the output as it is.
 class Table {
 public:

@@ -39,6 +39,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "bench.h"
+#include "compare.h"
 #include "cuda_check.h"
 #include "gpu.h"
 #include "roofline_svg.h"
@@ -89,12 +90,12 @@ struct TableSpec {
     std::string baseline_column = ""; // e.g. "% of CUB": the baseline row's time over each row's time
     bool vs_previous = false;         // a column "vs previous": the step before's time over this one's
     double peak = 0;                  // > 0: a column "% of <peak_name>", the rate over this peak
-    std::string peak_name = "peak";   //   (in the rate's unit: DRAM GB/s, FP32 GFLOP/s...)
+    std::string peak_name = "DRAM peak";  //   (in the rate's unit: DRAM GB/s, FP32 GFLOP/s...)
     std::string copy_roof = "";       // e.g. "at copy speed": a column of the rate each row would reach if its
                                       //   Work::bytes moved at the speed of the section's copy (the row that is
                                       //   not a step and has bytes but no ops), then "% of that"
-    double compute_roof = 0;          // > 0: the plot's compute roof, in ops per second
-    std::string compute_roof_name = "";
+    double compute_roof = 0;          // > 0: the plot's compute roof, in ops per second; 0, with ops_name "FLOP":
+    std::string compute_roof_name = "";  //   this GPU's FP32 peak (gpu.h), as every FP32 kernel's roof
     // With rate_counts_ops, a second rate beside the first: "GB/s" of Work::bytes, and, when
     // bytes_peak > 0, its "% of <bytes_peak_name>" (cell updates/s and GB/s; a FLOP/s kernel and
     // a copy in one table).
@@ -104,8 +105,18 @@ struct TableSpec {
     std::string check_column = "check";
     std::string footer = "";          // under the tables: what the rate counts
     const char* time_format = "%.4f";
-    std::function<std::string(double rate)> rate_text{};  // how a rate is written; default "%.1f"
+    const char* rate_format = "%.1f"; // how a rate is written (printf)...
+    std::function<std::string(double rate)> rate_text{};  // ...unless this says (e.g. "6.7 G")
     std::string title = "";           // the plot's title: what the program computes
+
+    // A rate of operations rather than bytes: its heading ("G keys/s"), how many operations make
+    // one of its unit (1e9), and what they are on the plot ("keys").
+    void count_ops(const std::string& heading, double unit, const std::string& name) {
+        rate = heading;
+        rate_counts_ops = true;
+        rate_unit = unit;
+        ops_name = name;
+    }
 };
 
 // Where finish() writes: empty for none (Program::outputs() fills them from --csv and --plot).
@@ -263,13 +274,17 @@ public:
         if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) dev = device_facts();
         cudaGetLastError();
         plot.title = (spec_.title.empty() ? std::string("roofline") : spec_.title) + (last.empty() ? "" : ", " + last);
-        plot.subtitle = (dev.name.empty() ? std::string("no GPU") : dev.name) +
-                        strf(": DRAM %.0f GB/s theoretical", dev.dram_gbs) +
-                        (spec_.compute_roof > 0 ? ", " + spec_.compute_roof_name : std::string()) +
-                        "; each point: a row of the table, timed";
-        plot.memory_roofs.push_back({strf("DRAM peak %.0f GB/s", dev.dram_gbs), dev.dram_gbs * 1e9, false});
         plot.compute_roof = spec_.compute_roof;
         plot.compute_label = spec_.compute_roof_name;
+        if (plot.compute_roof == 0 && spec_.ops_name == "FLOP" && dev.fp32_gflops > 0) {
+            plot.compute_roof = dev.fp32_gflops * 1e9;
+            plot.compute_label = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
+        }
+        plot.subtitle = (dev.name.empty() ? std::string("no GPU") : dev.name) +
+                        strf(": DRAM %.0f GB/s theoretical", dev.dram_gbs) +
+                        (plot.compute_roof > 0 ? ", " + plot.compute_label : std::string()) +
+                        "; each point: a row of the table, timed";
+        plot.memory_roofs.push_back({strf("DRAM peak %.0f GB/s", dev.dram_gbs), dev.dram_gbs * 1e9, false});
         for (const auto& r : results_) {
             if (r.section != last || !r.timed() || r.status != RowResult::ok) continue;
             const double per_s = 1e3 / r.ms;
@@ -368,7 +383,7 @@ private:
                 size_t v = 0;
                 values[v++] = strf(spec_.time_format, r.ms);
                 // A rate of nothing (no work of that kind, e.g. a copy's FLOP) shows as "-".
-                values[v++] = !(r.rate > 0) ? "-" : spec_.rate_text ? spec_.rate_text(r.rate) : strf("%.1f", r.rate);
+                values[v++] = !(r.rate > 0) ? "-" : rate_cell(r.rate);
                 if (spec_.bytes_rate) values[v++] = r.gb_per_s > 0 ? strf("%.1f", r.gb_per_s) : "-";
                 if (!spec_.baseline_column.empty()) values[v++] = r.of_baseline > 0 ? strf("%.1f", r.of_baseline) : "-";
                 if (spec_.vs_previous) {
@@ -379,7 +394,7 @@ private:
                 if (spec_.bytes_rate && spec_.bytes_peak > 0)
                     values[v++] = r.of_bytes_peak > 0 ? strf("%.1f", r.of_bytes_peak) : "-";
                 if (!spec_.copy_roof.empty() && r.at_copy_speed > 0) {
-                    values[v++] = spec_.rate_text ? spec_.rate_text(r.at_copy_speed) : strf("%.1f", r.at_copy_speed);
+                    values[v++] = rate_cell(r.at_copy_speed);
                     values[v++] = strf("%.1f", 100 * r.rate / r.at_copy_speed);
                 }
             }
@@ -396,6 +411,10 @@ private:
         if (!title.empty()) std::printf("%s\n\n", title.c_str());
         table.print();
         std::printf("\n");
+    }
+
+    std::string rate_cell(double rate) const {
+        return spec_.rate_text ? spec_.rate_text(rate) : strf(spec_.rate_format, rate);
     }
 
     static std::string csv_line(const std::vector<std::string>& fields) {
@@ -427,3 +446,34 @@ private:
     std::vector<RowResult> results_;
     std::vector<std::string> ranges_;  // the NVTX ranges run under COURSE_PROFILE=1, in order
 };
+
+// ---- Rows that many exercises measure ---------------------------------------------------------
+
+// A comparison with the CPU reference (compare.h) as a row's check.
+inline Check check_of(const Comparison& c) { return {c.ok(), c.describe()}; }
+
+// cudaMemcpy device to device of `bytes` bytes from src to dst, measured beside the steps: the
+// memory roof this GPU reaches. Its Work is the bytes read plus the bytes written and no
+// operations, so --plot draws it as a measured roof. dst is poisoned (every byte 0xFF) before the
+// checked run; `check` then compares it with the source. `cells`: the row's cells in the table's
+// own columns. Nothing to copy: skipped.
+inline StepRow copy_row(const std::string& name, void* dst, const void* src, size_t bytes, std::function<Check()> check,
+                        RowKind kind = RowKind::reference, std::vector<std::string> cells = {}) {
+    return {"-", name, [=] { CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); },
+            std::move(check), bytes ? "" : "nothing to copy", [=] { CUDA_CHECK(cudaMemset(dst, 0xFF, bytes)); },
+            kind, Work{2.0 * bytes, 0}, std::move(cells)};
+}
+
+// The same copy of source.size() elements, checked element by element: dst must then hold exactly
+// `source`, the host's copy of what src holds (it must live until the section is measured).
+template <class T>
+StepRow copy_row(const std::string& name, T* dst, const T* src, const std::vector<T>& source,
+                 RowKind kind = RowKind::reference, std::vector<std::string> cells = {}) {
+    const size_t n = source.size();
+    auto check = [dst, n, &source] {
+        std::vector<T> got(n);
+        if (n) CUDA_CHECK(cudaMemcpy(got.data(), dst, n * sizeof(T), cudaMemcpyDeviceToHost));
+        return check_of(compare_exact(got, source));
+    };
+    return copy_row(name, dst, src, n * sizeof(T), check, kind, std::move(cells));
+}

@@ -7,10 +7,17 @@
 //   size_t n = p.size("--n", 1000000);   // a Program is an Options
 //   p.finish();
 //   if (p.selected("vectorized")) ...
+//
+// A program's main.cpp includes this header and its exercise's own: the standard headers below,
+// the engine (measure.h), the comparisons with the CPU (compare.h), the buffers and the options
+// all come with it.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -115,6 +122,13 @@ inline DeviceFacts print_bench_header(const std::string& what, const BenchConfig
     std::printf("GPU: %s, %d SMs; theoretical peaks (from its clocks): DRAM %.0f GB/s, FP32 %.1f TFLOP/s\n",
                 dev.name.c_str(), dev.sm_count, dev.dram_gbs, dev.fp32_gflops / 1e3);
     std::printf("Method: %s; every result checked after timing.\n", timing_method(cfg).c_str());
+    return dev;
+}
+
+// The first line of a run that is not the benchmark: what runs, on which GPU, with what settings.
+inline DeviceFacts print_run_header(const std::string& what, const std::string& settings) {
+    DeviceFacts dev = device_facts();
+    std::printf("%s on %s (%d SMs): %s\n\n", what.c_str(), dev.name.c_str(), dev.sm_count, settings.c_str());
     return dev;
 }
 

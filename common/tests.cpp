@@ -476,6 +476,75 @@ TEST_CASE("host: measure: the roofline SVG has the roofs, a point per timed row,
     CHECK(svg.find("inf") == std::string::npos);
 }
 
+TEST_CASE("host: measure: a copy row is a roof (bytes read and written, no operations), skipped when empty") {
+    std::vector<float> source(1000, 1.5f);
+    float* dst = reinterpret_cast<float*>(0x1000);  // never touched: a host test runs nothing
+    const StepRow r = copy_row("cudaMemcpy", dst, dst + 2000, source);
+    CHECK(r.step == "-");
+    CHECK(r.name == "cudaMemcpy");
+    CHECK(r.kind == RowKind::reference);
+    CHECK(r.work.bytes == 8000.0);  // 4000 bytes read and 4000 written
+    CHECK(r.work.ops == 0.0);
+    CHECK(r.skip.empty());
+    CHECK(r.run);
+    CHECK(r.check);
+    CHECK(r.prepare);  // poisons dst before the checked run
+    const StepRow b = copy_row("copy", (void*)dst, (const void*)dst, 64, [] { return Check{true, "fine"}; },
+                               RowKind::baseline, {"8"});
+    CHECK(b.kind == RowKind::baseline);
+    CHECK(b.work.bytes == 128.0);
+    CHECK(b.cells == std::vector<std::string>{"8"});
+    CHECK(b.check().detail == "fine");
+    const std::vector<int> none;
+    CHECK(copy_row("empty", (int*)nullptr, (const int*)nullptr, none).skip == "nothing to copy");
+}
+
+TEST_CASE("host: measure: a comparison is a row's check; a rate of operations names its unit") {
+    const std::vector<int> ref = {1, 2, 3};
+    const Check ok = check_of(compare_exact(std::vector<int>{1, 2, 3}, ref));
+    CHECK(ok.ok);
+    CHECK(ok.detail == "all 3 match (max abs error 0)");
+    const Check wrong = check_of(compare_exact(std::vector<int>{1, 5, 3}, ref));
+    CHECK(!wrong.ok);
+    CHECK(wrong.detail == "1 of 3 differ; first at [1]: got 5, expected 2");
+    TableSpec t;
+    CHECK(!t.rate_counts_ops);
+    t.count_ops("G keys/s", 1e9, "keys");
+    CHECK(t.rate == "G keys/s");
+    CHECK(t.rate_counts_ops);
+    CHECK(t.rate_unit == 1e9);
+    CHECK(t.ops_name == "keys");
+}
+
+TEST_CASE("host: measure: the plot keeps a table's own compute roof; operations that are not FLOP get none by default") {
+    TableSpec own;
+    own.compute_roof = 989.4e12;
+    own.compute_roof_name = "BF16 tensor peak 989 TFLOP/s";
+    Measurements a(own);
+    a.add(made_row("1024", "1", "mma", RowKind::step, {1e6, 1e9}, 0.5));
+    CHECK(a.plot().compute_roof == 989.4e12);
+    CHECK(a.plot().compute_label == "BF16 tensor peak 989 TFLOP/s");
+    TableSpec keys;
+    keys.count_ops("G keys/s", 1e9, "keys");
+    Measurements b(keys);
+    b.add(made_row("2^20", "4", "radix_sort", RowKind::step, {8e6, 1e6}, 0.1));
+    CHECK(b.plot().compute_roof == 0);
+}
+
+TEST_CASE("host: bench: sizes in binary units, at most two decimals") {
+    CHECK(size_text(0) == "0 B");
+    CHECK(size_text(8) == "8 B");
+    CHECK(size_text(1023) == "1023 B");
+    CHECK(size_text(1024) == "1 KiB");
+    CHECK(size_text(49152) == "48 KiB");
+    CHECK(size_text(1.5 * (1 << 20)) == "1.5 MiB");
+    CHECK(size_text(52428800) == "50 MiB");
+    CHECK(size_text((double)(1 << 30)) == "1 GiB");
+    CHECK(size_text(150121545728.0) == "139.81 GiB");
+    CHECK(size_text(4.0 * 1000000) == "3.81 MiB");
+    CHECK(size_text(3.0 * ((size_t)1 << 40)) == "3 TiB");
+}
+
 TEST_CASE("gpu: measure: a wrong row is never timed; libraries are timed before and after the steps" * needs_gpu()) {
     DeviceBuffer<char> buffer(1 << 20);
     int library_runs = 0, wrong_runs = 0, late_checks = 0;
