@@ -1,10 +1,5 @@
 // 01_device_query/main.cpp: lists every GPU with its limits and theoretical peaks; --bench
 // measures copy bandwidth and FMA throughput and compares them with those peaks.
-#include <algorithm>
-#include <cstdio>
-#include <string>
-#include <vector>
-
 #include "device_query.h"
 #include "program.h"
 
@@ -32,20 +27,12 @@ static std::string dims(const int* d, const std::string& mark) {
     return d[0] < 0 || d[1] < 0 || d[2] < 0 ? mark : strf("%d x %d x %d", d[0], d[1], d[2]);
 }
 
-// 49152 -> "48 KiB (49152 bytes)"; 52428800 -> "50 MiB"; 150121545728 -> "139.81 GiB".
+// 49152 -> "48 KiB (49152 bytes)" (below 1 MiB, also the number cudaFuncSetAttribute takes);
+// 52428800 -> "50 MiB"; 150121545728 -> "139.81 GiB".
 static std::string bytes_text(long long b, const std::string& mark = "") {
     if (b < 0) return mark;
     if (b < 1024) return strf("%lld bytes", b);
-    const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-    double v = (double)b / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) v /= 1024, ++u;
-    std::string s = strf("%.2f", v);
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    s += std::string(" ") + units[u];
-    if (b < (1 << 20)) s += strf(" (%lld bytes)", b);  // the number cudaFuncSetAttribute takes
-    return s;
+    return size_text((double)b) + (b < (1 << 20) ? strf(" (%lld bytes)", b) : "");
 }
 
 // The architecture's name, for the listing only.
@@ -164,22 +151,18 @@ static int run_bench(const Program& p, int device) {
     const DeviceReport r = query_device(device);
     const Derived d = derive(r);
     const BenchConfig cfg;
-    const DeviceFacts dev =
-        print_bench_header(strf("device %d measured against the theoretical peaks of steps 3-5", device), cfg);
+    print_bench_header(strf("device %d measured against the theoretical peaks of steps 3-5", device), cfg);
     std::printf("Your theoretical peaks: DRAM %s, FP32 %s.\n\n",
                 d.bandwidth > 0 ? strf("%.0f GB/s", d.bandwidth).c_str() : todo(r, kBandwidthFigure).c_str(),
                 d.peak > 0 ? strf("%.0f GFLOP/s", d.peak).c_str() : todo(r, kPeakFigure).c_str());
     TableSpec t;
     t.title = strf("device %d", device);
-    t.rate = "GFLOP/s";
-    t.rate_counts_ops = true;
-    t.rate_text = [](double gflops) { return strf("%.0f", gflops); };
+    t.count_ops("GFLOP/s", 1e9, "FLOP");  // the plot's compute roof: this GPU's FP32 peak, from its clocks
+    t.rate_format = "%.0f";
     t.bytes_rate = true;
     t.peak = std::max(d.peak, 0.0);
     t.peak_name = "FP32 peak";
     t.bytes_peak = std::max(d.bandwidth, 0.0);
-    t.compute_roof = dev.fp32_gflops * 1e9;
-    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
     t.columns = {"one run"};
     t.leading_columns = 1;
     t.footer = "GB/s counts the bytes read plus the bytes written; an FMA counts as 2 FLOP.";
@@ -193,14 +176,11 @@ static int run_bench(const Program& p, int device) {
     DeviceBuffer<char> src(largest), dst(largest);
     if (largest) CUDA_CHECK(cudaMemset(src.get(), 0x5A, largest));
     auto copy = [&](size_t bytes) {
-        return StepRow{"-", "cudaMemcpy " + bytes_text((long long)bytes),
-                       [&, bytes] {
-                           CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
-                       },
-                       [&, bytes] { return check_copy(dst, bytes); },
-                       bytes > largest ? "too little free GPU memory" : "",
-                       [&] { dst.poison(); }, RowKind::reference, Work{2.0 * bytes, 0},
-                       {"reads and writes " + bytes_text((long long)bytes)}};
+        StepRow r = copy_row("cudaMemcpy " + bytes_text((long long)bytes), dst.get(), src.get(), bytes,
+                             [&, bytes] { return check_copy(dst, bytes); });
+        r.skip = bytes > largest ? "too little free GPU memory" : "";
+        r.cells = {"reads and writes " + bytes_text((long long)bytes)};
+        return r;
     };
     m.section("device-to-device copies of 16 to 256 MiB", Work{}, {copy(sizes[0]), copy(sizes[1]), copy(sizes[2])});
 

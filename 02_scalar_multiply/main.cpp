@@ -1,13 +1,6 @@
 // 02_scalar_multiply/main.cpp: runs each step on random data, checks it against the CPU
 // reference and times it beside a device-to-device copy of the same bytes, then shows what
 // moving the same array between host and GPU costs; --bench does it from 2^12 to 2^28 floats.
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <vector>
-
-#include "compare.h"
 #include "launch.h"
 #include "program.h"
 #include "scalar_multiply.h"
@@ -34,25 +27,13 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     std::vector<double> ref(n);
     for (size_t i = 0; i < n; ++i) ref[i] = scale_reference(a, x[i]);
     DeviceBuffer<float> d_x(x), d_out(n);
-    auto poison = [&] { d_out.poison(); };
-    auto check = [&] {
-        const Comparison c = compare(d_out.download(), ref, kTol);
-        return Check{c.ok(), c.describe()};
-    };
     std::vector<StepRow> rows;
     for (const auto& s : kSteps)
         if (p.selected(s.name))
             rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
-                            check, skip_reason(s.info.coverage, n, block, dev), poison});
-    rows.push_back({"-", "cudaMemcpy device to device",
-                    [&] {
-                        if (n) CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice));
-                    },
-                    [&] {
-                        const Comparison c = compare_exact(d_out.download(), x);
-                        return Check{c.ok(), c.describe()};
-                    },
-                    "", poison, RowKind::baseline, Work{8.0 * n, 0}});  // no FLOP: a roof on the plot, not a point
+                            [&] { return check_of(compare(d_out.download(), ref, kTol)); },
+                            skip_reason(s.info.coverage, n, block, dev), [&] { d_out.poison(); }});
+    rows.push_back(copy_row("cudaMemcpy device to device", d_out.get(), d_x.get(), x, RowKind::baseline));
     m.section(title, Work{8.0 * n, 1.0 * n}, rows);
 }
 
@@ -95,17 +76,12 @@ static void print_transfers(const Measurements& m, size_t n) {
 static int run(const Program& p, size_t n, float a, int block) {
     const BenchConfig cfg;
     const DeviceFacts dev =
-        p.bench ? print_bench_header(strf("out[i] = a * x[i], a = %g, block = %d", a, block), cfg) : device_facts();
-    if (!p.bench)
-        std::printf("out[i] = a * x[i] on %s (%d SMs): n = %zu, a = %g, block = %d\n\n", dev.name.c_str(),
-                    dev.sm_count, n, a, block);
+        p.bench ? print_bench_header(strf("out[i] = a * x[i], a = %g, block = %d", a, block), cfg)
+                : print_run_header("out[i] = a * x[i]", strf("n = %zu, a = %g, block = %d", n, a, block));
     TableSpec t;
     t.title = "out[i] = a * x[i]";
     t.baseline_column = "% of copy";
     t.peak = dev.dram_gbs;
-    t.peak_name = "DRAM peak";
-    t.compute_roof = dev.fp32_gflops * 1e9;
-    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
     t.footer = "GB/s counts 8 bytes per element (4 read, 4 written); % of copy compares with cudaMemcpy device to\n"
                "device of x into out (the same bytes) in this run, timed before and after the steps, the faster\n"
                "counting. The plot counts one FLOP (a multiply) per element.";

@@ -1,14 +1,9 @@
 // 03_game_of_life/main.cpp: runs each step from the same start, checks it against the CPU
 // reference and times it; --watch, --frames and --gif show a run as it happens; --bench prints
 // the benchmark tables.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <iterator>
 #include <memory>
-#include <string>
 #include <utility>
-#include <vector>
 
 #include "game_of_life.h"
 #include "life_reference.h"
@@ -59,14 +54,12 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
                         [&] { poison_next = true; }, RowKind::step,
                         Work{2.0 * cells * (s.info.one_launch ? 1 : generations), (double)cells * generations}});
     }
+    auto copied = [&] {
+        const std::vector<uint8_t> got = spare.download();
+        return Check{got == start, lattice_difference(got, start, w)};
+    };
     if (generations == 1)
-        rows.push_back({"-", "cudaMemcpy device to device",
-                        [&] { CUDA_CHECK(cudaMemcpyAsync(spare.get(), first.get(), cells, cudaMemcpyDeviceToDevice)); },
-                        [&] {
-                            const std::vector<uint8_t> got = spare.download();
-                            return Check{got == start, lattice_difference(got, start, w)};
-                        },
-                        "", [&] { spare.poison(); }, RowKind::baseline, Work{2.0 * cells, 0}});  // a roof on the plot
+        rows.push_back(copy_row("cudaMemcpy device to device", spare.get(), first.get(), cells, copied, RowKind::baseline));
     m.section(title, Work{}, rows);
 }
 
@@ -80,11 +73,8 @@ static int run(const Program& p, int w, int h, long long generations, const Star
         p.bench ? print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg) : device_facts();
     TableSpec t;
     t.title = "Conway's Game of Life";
-    t.rate = "cell updates/s";
-    t.rate_counts_ops = true;
-    t.rate_unit = 1;
+    t.count_ops("cell updates/s", 1, "cell updates");
     t.rate_text = rate;
-    t.ops_name = "cell updates";
     t.bytes_rate = true;
     t.bytes_peak = dev.dram_gbs;
     t.columns = {"launches", "live cells"};

@@ -1,12 +1,7 @@
 // 04_naive_reduce/main.cpp: runs each step on seeded random data, checks it against the CPU
 // reference in double precision, and times it; --bench prints the benchmark table, --demo
 // runs the broken barrier of the README.
-#include <cmath>
-#include <cstdio>
-#include <functional>
 #include <optional>
-#include <string>
-#include <vector>
 
 #include "cub_sum.h"
 #include "naive_reduce.h"
@@ -107,9 +102,6 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
     t.leading_columns = 1;
     t.baseline_column = "% of CUB";
     t.peak = dev.dram_gbs;
-    t.peak_name = "DRAM peak";
-    t.compute_roof = dev.fp32_gflops * 1e9;
-    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
     t.footer = "GB/s counts the input read once, 4 bytes per element (rows_cols: its matrix, and its sums written).\n"
                "CUB is timed before and after the steps; the faster is the 100%. The plot counts the least FLOP\n"
                "per element: 1 for a sum, 5 for stats, 2 for rows_cols.";

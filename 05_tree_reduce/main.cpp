@@ -1,35 +1,11 @@
 // 05_tree_reduce/main.cpp: runs each step on random data, checks its sum against the CPU
 // reference, and times it; --bench prints the ladder at 2^25 and 2^28 floats next to CUB.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <string>
-#include <vector>
-
 #include "cub_sum.h"
 #include "program.h"
 #include "tree_reduce.h"
 
-static float download_one(const DeviceBuffer<float>& out) { return out.download()[0]; }
-
-// The table both the default run and --bench print: GB/s of the 4n bytes read, against CUB's
-// sum of the same input measured in the same run, and against the DRAM peak.
-static TableSpec table_spec(const DeviceFacts& dev) {
-    TableSpec t;
-    t.title = "sum of n floats";
-    t.columns = {"GPU sum", "error"};
-    t.baseline_column = "% of CUB";
-    t.vs_previous = true;
-    t.peak = dev.dram_gbs;
-    t.peak_name = "DRAM peak";
-    t.compute_roof = dev.fp32_gflops * 1e9;
-    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
-    t.footer = "GB/s counts the 4n bytes read (the copy's, the 4n read and the 4n written); the plot counts\n"
-               "one FLOP (an add) per element.";
-    return t;
-}
-
-// One size: every selected step and CUB on x, each result within `tol` of `ref`.
+// One size: every selected step and CUB on x, each result within `tol` of `ref`, and the copy of
+// x that shows the memory roof this GPU reaches (it reads and writes 4n bytes).
 static void measure(Measurements& m, const Program& p, const std::string& title, const std::vector<float>& x,
                     double ref, Tolerance tol, int block) {
     const size_t n = x.size();
@@ -37,7 +13,7 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     ScratchBuffers scratch(n, block);
     CubSum cub(n);
     auto check = [&] {
-        const float got = download_one(d_out);
+        const float got = d_out.download()[0];
         const bool ok = within(got, ref, tol);
         const std::string error = got == ref ? "0" : strf("%.3g", std::fabs(got - ref));
         return Check{ok, ok ? (tol.atol == 0 ? "exact" : "within the tolerance") : "outside the tolerance",
@@ -52,22 +28,41 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     if (p.selected("cub"))
         rows.push_back({"-", "cub::DeviceReduce::Sum", [&] { cub.run(d_x.get(), n, d_out.get()); }, check, "", poison,
                         RowKind::baseline});
-    if (p.kernel == "all")  // the memory roof this GPU reaches: a copy reads and writes 4n bytes
-        rows.push_back({"-", "cudaMemcpy (device to device)",
-                        [&] { CUDA_CHECK(cudaMemcpyAsync(d_copy.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
-                        [] { return Check{true, "a copy"}; }, n ? "" : "nothing to copy", {}, RowKind::reference,
-                        Work{8.0 * n, 0}});
+    if (p.kernel == "all") rows.push_back(copy_row("cudaMemcpy (device to device)", d_copy.get(), d_x.get(), x));
     m.section(title, Work{4.0 * n, 1.0 * n}, rows);
 }
 
+// The default run (n random floats, each sum within a tolerance) or --bench (2^25 and 2^28 whole
+// floats, each sum exact), in one table: GB/s of the 4n bytes read, against CUB's sum of the same
+// input measured in the same run, and against the DRAM peak.
 static int run(const Program& p, size_t n, int block) {
-    const DeviceFacts dev = device_facts();
-    std::printf("sum of n floats on %s (%d SMs): n = %zu, block = %d, input uniform in [-1, 2)\n\n",
-                dev.name.c_str(), dev.sm_count, n, block);
+    const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
+    const DeviceFacts dev =
+        p.bench ? print_bench_header(strf("the sum of n floats, block = %d", block), cfg)
+                : print_run_header("sum of n floats", strf("n = %zu, block = %d, input uniform in [-1, 2)", n, block));
+    TableSpec t;
+    t.title = "sum of n floats";
+    t.columns = {"GPU sum", "error"};
+    t.baseline_column = "% of CUB";
+    t.vs_previous = true;
+    t.peak = dev.dram_gbs;
+    t.footer = "GB/s counts the 4n bytes read (the copy's, the 4n read and the 4n written); the plot counts\n"
+               "one FLOP (an add) per element.";
+    Measurements m(t, cfg, p.outputs());
+    if (p.bench) {
+        std::printf("Input: whole numbers from -8 to 8, so every sum is exact and each result is checked\n"
+                    "exactly, before and after its timing. CUB is timed before and after the steps; the\n"
+                    "faster is the 100%%.\n\n");
+        for (int k : {25, 28}) {
+            const std::vector<float> x = random_whole_floats((size_t)1 << k, p.seed + k);
+            measure(m, p, strf("2^%d floats (%.0f MB read)", k, 4.0 * x.size() / 1e6), x, sum_reference(x).sum,
+                    Tolerance{0, 0}, block);
+        }
+        return m.finish() ? 1 : 0;
+    }
     const std::vector<float> x = random_floats(n, p.seed, -1.0f, 2.0f);
-    const ReferenceSum ref = sum_reference(x.data(), n);
+    const ReferenceSum ref = sum_reference(x);
     const Tolerance tol = float_sum_tolerance(n, ref.sum_abs);
-    Measurements m(table_spec(dev), BenchConfig{2, 10, true}, p.outputs());
     measure(m, p, "", x, ref.sum, tol, block);
     const int failures = m.finish();
     std::printf("reference (double precision, on the CPU): %.9g; tolerance +-%.3g, that is\n"
@@ -75,22 +70,6 @@ static int run(const Program& p, size_t n, int block) {
                 "error of a float sum in any order.\n",
                 ref.sum, tol.atol);
     return failures ? 1 : 0;
-}
-
-static int run_bench(const Program& p, int block) {
-    const BenchConfig cfg;
-    const DeviceFacts dev = print_bench_header(strf("the sum of n floats, block = %d", block), cfg);
-    std::printf("Input: whole numbers from -8 to 8, so every sum is exact and each result is checked\n"
-                "exactly, before and after its timing. CUB is timed before and after the steps; the\n"
-                "faster is the 100%%.\n\n");
-    Measurements m(table_spec(dev), cfg, p.outputs());
-    for (int k : {25, 28}) {
-        const size_t n = (size_t)1 << k;
-        std::vector<float> x = random_whole_floats(n, p.seed + k);
-        const double ref = sum_reference(x.data(), n).sum;
-        measure(m, p, strf("2^%d floats (%.0f MB read)", k, 4.0 * n / 1e6), x, ref, Tolerance{0, 0}, block);
-    }
-    return m.finish() ? 1 : 0;
 }
 
 // The source material's `volatile` warp tail (legacy_tail.cu), once.
@@ -136,7 +115,7 @@ int main(int argc, char** argv) {
         // 2^28 floats: the input, the copy test's two buffers, scratch; host: input and its copy.
         const double bytes = 4.0 * ((size_t)1 << 28);
         require_memory(p, "--bench", 2.0 * bytes, 3.0 * bytes + 4.0 * scratch_floats((size_t)1 << 28, block));
-        return run_bench(p, block);
+        return run(p, n, block);
     }
     if (demo) {
         require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));

@@ -1,32 +1,9 @@
 // 06_atomics_cas/main.cpp: runs each step's kernels on random data next to CUB's sum, checks them
 // against the CPU and times them; --bench measures contention on 1 to 2^20 addresses and the cost
 // of each kind of update on one word.
-#include <algorithm>
-#include <cstdio>
-#include <string>
-#include <vector>
-
 #include "atomics_cas.h"
 #include "cub_sum.h"
 #include "program.h"
-
-static TableSpec table_spec(const DeviceFacts& dev) {
-    TableSpec t;
-    t.title = "n threads updating shared memory";
-    t.rate = "M updates/s";
-    t.rate_counts_ops = true;
-    t.rate_unit = 1e6;
-    t.ops_name = "updates";
-    t.columns = {"updates", "atomics", "result", "expected"};
-    t.leading_columns = 2;
-    t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
-    t.peak_name = "DRAM peak (4 B an update)";
-    t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
-               "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"
-               "updates were lost, as the missing atomics must lose them.";
-    return t;
-}
 
 // One workload: the selected steps' kernels (those that update one word, those that spread their
 // updates over addresses, or both) and CUB's sum of the same ints.
@@ -78,12 +55,34 @@ static void print_spreading(const std::vector<RowResult>& results, const std::ve
     std::printf("\n");
 }
 
-static int run_bench(const Program& p) {
-    const BenchConfig cfg{3, 20, true, 2000};  // fewer runs of the slowest CAS rows (about 2 s a row)
-    const DeviceFacts dev =
-        print_bench_header(strf("n threads updating the same memory, %d threads per block", kBlock), cfg);
+// The default run (every selected step on one workload of n updates) or --bench: contention on
+// 1 to 2^20 addresses, then what each kind of one-word update costs.
+static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
+    // --bench: fewer runs of the slowest CAS rows (about 2 s a row). Otherwise the checked run is
+    // the warm-up, and 3 timed runs keep compute-sanitizer short: --bench measures.
+    const BenchConfig cfg = p.bench ? BenchConfig{3, 20, true, 2000} : BenchConfig{0, 3, false};
+    const DeviceFacts dev = device_facts();
+    TableSpec t;
+    t.title = "n threads updating shared memory";
+    t.count_ops("M updates/s", 1e6, "updates");
+    t.columns = {"updates", "atomics", "result", "expected"};
+    t.leading_columns = 2;
+    t.baseline_column = "% of CUB";
+    t.peak = dev.dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
+    t.peak_name = "DRAM peak (4 B an update)";
+    t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
+               "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"
+               "updates were lost, as the missing atomics must lose them.";
+    Measurements table(t, cfg, p.outputs());
+    if (!p.bench) {
+        Workload w(n, addresses, cas_n, p.seed);
+        print_run_header("n threads update one place in memory,", strf("n = %zu (cas_add: %zu),\ncontention over %zu address%s",
+                                                                      n, w.cas_n, addresses, addresses == 1 ? "" : "es"));
+        measure(table, p, "", w, true, true);
+        return table.finish() ? 1 : 0;
+    }
+    print_bench_header(strf("n threads updating the same memory, %d threads per block", kBlock), cfg);
     std::printf("\n");
-    Measurements table(table_spec(dev), cfg, p.outputs());
     std::vector<std::string> sections;
     {
         Workload w((size_t)1 << 26, (size_t)1 << 20, 1, p.seed);
@@ -127,18 +126,10 @@ int main(int argc, char** argv) {
         // the counters' reference and CUB's storage.
         const double updates = (double)((size_t)1 << 26), counters = 4.0 * ((size_t)1 << 20);
         require_memory(p, "--bench", 20 * updates + 4 * counters, 20 * updates + counters + (1 << 20));
-        return run_bench(p);
+        return run(p, n, addresses, cas_n);
     }
     // Host: the inputs (20 bytes an update), the counters' reference. GPU: the inputs, the
     // counters and CUB's storage.
     require_memory(p, "--n", 20.0 * n + 16.0 * addresses, 20.0 * n + 4.0 * addresses + (1 << 20));
-    const DeviceFacts dev = device_facts();
-    Workload w(n, addresses, cas_n, p.seed);
-    std::printf("n threads update one place in memory, on %s (%d SMs): n = %zu (cas_add: %zu),\n"
-                "contention over %zu address%s\n\n",
-                dev.name.c_str(), dev.sm_count, n, w.cas_n, addresses, addresses == 1 ? "" : "es");
-    // The checked run is the warm-up, and 3 timed runs keep compute-sanitizer short: --bench measures.
-    Measurements table(table_spec(dev), BenchConfig{0, 3, false}, p.outputs());
-    measure(table, p, "", w, true, true);
-    return table.finish() ? 1 : 0;
+    return run(p, n, addresses, cas_n);
 }

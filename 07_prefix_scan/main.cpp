@@ -2,29 +2,9 @@
 // against the CPU reference (int and float, inclusive and exclusive), times it, and counts the
 // additions each algorithm performs; --bench measures 2^25 and 2^28 elements, --racy-demo shows
 // the racy naive scan.
-#include <algorithm>
-#include <cstdio>
-#include <string>
-#include <vector>
-
 #include "cub_scan.h"
 #include "prefix_scan.h"
 #include "program.h"
-
-static TableSpec table_spec(const DeviceFacts& dev) {
-    TableSpec t;
-    t.title = "inclusive scan of n ints";
-    t.ops_name = "additions";
-    t.columns = {"n", "traffic"};
-    t.leading_columns = 2;
-    t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs;
-    t.peak_name = "DRAM peak";
-    t.footer = "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read n ints, write n;\n"
-               "compact: read n, write the kept ones), whatever else an algorithm moves. traffic: what each\n"
-               "design moves through DRAM, in arrays of n ints, counting nothing as served by L2.";
-    return t;
-}
 
 // One size: the copy, CUB and every selected step on xi, each timed on the int inclusive scan and
 // checked on it. A one-block step scans the first elements it takes, or is skipped in the
@@ -66,9 +46,7 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
     const std::string all = std::to_string(n);
     std::vector<StepRow> rows;
     if (p.selected("cub"))  // and the copy: the libraries
-        rows = {{"-", "cudaMemcpy (device to device)",
-                 [&] { CUDA_CHECK(cudaMemcpyAsync(oi.get(), di.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
-                 [&] { return check(xi, nullptr, n); }, "", poison, RowKind::reference, Work{8.0 * n, 0}, {all, "2n"}},
+        rows = {copy_row("cudaMemcpy (device to device)", oi.get(), di.get(), xi, RowKind::reference, {all, "2n"}),
                 {"-", "cub::DeviceScan::InclusiveSum", [&] { cub.inclusive_sum(di.get(), oi.get(), n); },
                  [&] { return check(ref, nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
     for (const ScanStep& s : kSteps) {
@@ -94,6 +72,42 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
                             check_compact, "", [&] { oi.poison(), kept.poison(); }, RowKind::step,
                             Work{4.0 * (n + kept_ref.size()), 1.0 * n}, {all, "-"}, "-"});
     table.section(title, Work{8.0 * n, 1.0 * n}, rows);
+}
+
+// The default run (n ints and floats, every check) or --bench (2^25 and 2^28 ints, the int
+// inclusive scan checked exactly), in one table: GB/s of the 8n bytes a scan must move, against
+// CUB and the DRAM peak.
+static int run(const Program& p, size_t n) {
+    const DeviceFacts dev =
+        p.bench ? print_bench_header("inclusive scans of int, 2^25 and 2^28 elements", BenchConfig{})
+                : print_run_header("Prefix sums", strf("n = %zu; int inputs in [-9, 9] (compared exactly), float\ninputs in "
+                                                       "[0, 1) (compared with the double-precision reference within a tolerance)", n));
+    TableSpec t;
+    t.title = "inclusive scan of n ints";
+    t.ops_name = "additions";
+    t.columns = {"n", "traffic"};
+    t.leading_columns = 2;
+    t.baseline_column = "% of CUB";
+    t.peak = dev.dram_gbs;
+    t.footer = "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read n ints, write n;\n"
+               "compact: read n, write the kept ones), whatever else an algorithm moves. traffic: what each\n"
+               "design moves through DRAM, in arrays of n ints, counting nothing as served by L2.";
+    if (!p.bench) t.check_column = "check (steps: int and float, inclusive and exclusive)";
+    Measurements table(t, BenchConfig{}, p.outputs());
+    if (p.bench) {
+        std::printf("Every result is checked exactly against the CPU's, before and after its timing.\n\n");
+        for (int k : {25, 28})
+            measure(table, p, strf("2^%d ints (%.0f MB)", k, 4.0 * ((size_t)1 << k) / 1e6),
+                    int_input((size_t)1 << k, p.seed + k), true);
+        return table.finish() ? 1 : 0;
+    }
+    const std::vector<int> xi = int_input(n, p.seed);
+    measure(table, p, "", xi, false);
+    const int failures = table.finish();
+    if (std::any_of(std::begin(kSteps), std::end(kSteps), [&](const ScanStep& s) { return p.selected(s.name); }))
+        print_counts(xi, p.kernel);
+    if (n <= 16) print_pictures(xi);
+    return failures ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
@@ -122,30 +136,11 @@ int main(int argc, char** argv) {
         // Host: the input, its reference, one downloaded output and compaction's reference. GPU:
         // in, out, host_levels' tree or compaction's scratch (8n each). All at 2^28 ints.
         require_memory(p, "--bench", 4.0 * 4 * ((size_t)1 << 28), 4.0 * 4 * ((size_t)1 << 28));
-        const DeviceFacts dev = print_bench_header("inclusive scans of int, 2^25 and 2^28 elements", BenchConfig{});
-        std::printf("Every result is checked exactly against the CPU's, before and after its timing.\n\n");
-        Measurements table(table_spec(dev), BenchConfig{}, p.outputs());
-        for (int k : {25, 28})
-            measure(table, p, strf("2^%d ints (%.0f MB)", k, 4.0 * ((size_t)1 << k) / 1e6),
-                    int_input((size_t)1 << k, p.seed + k), true);
-        return table.finish() ? 1 : 0;
+        return run(p, n);
     }
     // Host, at the peak of a step's check: the int and float inputs, the scan's and compaction's
     // references, the first-n copies, one downloaded output and its reference (32n). GPU: int and
     // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n).
     require_memory(p, "--n", 32.0 * n, 32.0 * n);
-    const DeviceFacts dev = device_facts();
-    std::printf("Prefix sums on %s (%d SMs): n = %zu; int inputs in [-9, 9] (compared exactly), float\n"
-                "inputs in [0, 1) (compared with the double-precision reference within a tolerance)\n\n",
-                dev.name.c_str(), dev.sm_count, n);
-    TableSpec spec = table_spec(dev);
-    spec.check_column = "check (steps: int and float, inclusive and exclusive)";
-    Measurements table(spec, BenchConfig{}, p.outputs());
-    const std::vector<int> xi = int_input(n, p.seed);
-    measure(table, p, "", xi, false);
-    const int failures = table.finish();
-    if (std::any_of(std::begin(kSteps), std::end(kSteps), [&](const ScanStep& s) { return p.selected(s.name); }))
-        print_counts(xi, p.kernel);
-    if (n <= 16) print_pictures(xi);
-    return failures ? 1 : 0;
+    return run(p, n);
 }

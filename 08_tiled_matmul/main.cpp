@@ -1,9 +1,5 @@
 // 08_tiled_matmul/main.cpp: runs each kernel on random matrices next to cuBLAS, checks every
 // result against a reference and times it; --bench does the same at 1024^3, 2048^3 and 4096^3.
-#include <cstdio>
-#include <string>
-#include <vector>
-
 #include "cublas_sgemm.h"
 #include "program.h"
 #include "tiled_matmul.h"
@@ -18,25 +14,6 @@ static double host_bytes(int m, int n, int k) { return 4.0 * ((double)m * k + (d
 // The usual 3 warm-up runs and 20 timed ones, but fewer for a kernel slower than 50 ms (the naive
 // ones at large sizes), so that one row of a table costs about 2 seconds.
 static const BenchConfig kTiming{3, 20, true, 2000};
-
-static TableSpec table_spec(const DeviceFacts& dev) {
-    TableSpec t;
-    t.title = "C = A * B in FP32";
-    t.rate = "GFLOP/s";
-    t.rate_counts_ops = true;
-    t.baseline_column = "% of cuBLAS";
-    t.vs_previous = true;
-    t.peak = dev.fp32_gflops;
-    t.peak_name = "FP32 peak";
-    t.compute_roof = dev.fp32_gflops * 1e9;
-    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
-    t.time_format = "%.3f";
-    t.rate_text = [](double rate) { return strf("%.0f", rate); };
-    t.footer = "GFLOP/s counts 2*m*n*k (one multiply and one add per term); the plot's bytes are A, B and C\n"
-               "once each. x->row / x->col: what threadIdx.x runs along. cuBLAS: cublasSgemm in\n"
-               "CUBLAS_PEDANTIC_MATH (strict FP32, no TF32), measured in the same run.";
-    return t;
-}
 
 // One shape, A and B random in [-1, 1): every selected kernel and cuBLAS, each checked against
 // the CPU product in double precision or, above kCpuReferenceLimit, against cuBLAS's first result.
@@ -58,10 +35,7 @@ static std::string measure(Measurements& table, const Program& p, int m, int n, 
         ref.assign(C.begin(), C.end());
         tol.atol *= 2;
     }
-    auto check = [&] {
-        const Comparison c = compare(d_C.download(), ref, tol);
-        return Check{c.ok(), c.describe()};
-    };
+    auto check = [&] { return check_of(compare(d_C.download(), ref, tol)); };
     auto poison = [&] { d_C.poison(); };
     std::vector<StepRow> rows;
     for (const auto& s : kSteps)
@@ -112,7 +86,19 @@ int main(int argc, char** argv) {
     if (!p.bench)
         std::printf("C = A * B on %s (%d SMs, FP32 peak %.1f TFLOP/s)\n", dev.name.c_str(), dev.sm_count, dev.fp32_gflops / 1e3);
     std::printf("\n");
-    Measurements table(table_spec(dev), kTiming, p.outputs());
+    TableSpec t;
+    t.title = "C = A * B in FP32";
+    t.count_ops("GFLOP/s", 1e9, "FLOP");  // the plot's compute roof: the FP32 peak
+    t.baseline_column = "% of cuBLAS";
+    t.vs_previous = true;
+    t.peak = dev.fp32_gflops;
+    t.peak_name = "FP32 peak";
+    t.time_format = "%.3f";
+    t.rate_format = "%.0f";
+    t.footer = "GFLOP/s counts 2*m*n*k (one multiply and one add per term); the plot's bytes are A, B and C\n"
+               "once each. x->row / x->col: what threadIdx.x runs along. cuBLAS: cublasSgemm in\n"
+               "CUBLAS_PEDANTIC_MATH (strict FP32, no TF32), measured in the same run.";
+    Measurements table(t, kTiming, p.outputs());
     std::string shape;
     if (p.bench)
         for (int s : {1024, 2048, 4096}) shape = measure(table, p, s, s, s, p.seed + s);

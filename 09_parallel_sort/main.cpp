@@ -1,12 +1,9 @@
 // 09_parallel_sort/main.cpp: runs each step on one set of keys next to CUB, thrust and a copy,
 // checks every result against a stable sort and times it, with the bytes each sort must move;
 // --bench does the same for 2^20 to 2^28 random keys, step 5 sorting pairs.
-#include <cstdio>
 #include <map>
 #include <numeric>
-#include <string>
 #include <utility>
-#include <vector>
 
 #include "cub_sort.h"
 #include "parallel_sort.h"
@@ -29,25 +26,6 @@ bool is_stable_sort_of(const std::vector<uint32_t>& keys, const std::vector<uint
         if (j > 0 && (sorted[j - 1] > sorted[j] || (sorted[j - 1] == sorted[j] && from[j - 1] > from[j]))) return false;
     }
     return true;
-}
-
-TableSpec table_spec() {
-    TableSpec t;
-    t.title = "sorting n 32-bit keys";
-    t.rate = "G keys/s";
-    t.rate_counts_ops = true;
-    t.ops_name = "keys";
-    t.columns = {"B/key"};
-    t.leading_columns = 1;
-    t.baseline_column = "% of CUB";
-    t.copy_roof = "at copy speed";
-    t.time_format = "%.3f";
-    t.rate_text = [](double rate) { return strf("%.2f", rate); };
-    t.footer = "G keys/s: 10^9 keys sorted per second. B/key: the bytes a sort must move per key, read + written\n"
-               "(a model: LECTURE.md); at copy speed: the G keys/s it would reach moving them at the copy's rate,\n"
-               "the roofline of a sort. Step 1 sorts tiles, not the array: no share of a whole sort. A sort of\n"
-               "pairs is compared with SortPairs, every other sort with SortKeys.";
-    return t;
 }
 
 // One set of keys: every selected step and the libraries, each checked against the stable order
@@ -120,16 +98,51 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
             CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice));
             cub.thrust_sort(d_out.get(), n);
         }, RowKind::reference, 44, kSortKeys));
-        rows.push_back({"-", "cudaMemcpy (device to device)",
-                        [&] { CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
-                        [&] {
-                            const Comparison c = compare_exact(d_out.download(), plain);
-                            return Check{c.ok(), c.ok() ? "a copy of the keys" : c.describe()};
-                        },
-                        "", [&] { d_out.poison(); },
-                        RowKind::reference, Work{8.0 * n, 0}, {"8"}});
+        rows.push_back(copy_row("cudaMemcpy (device to device)", d_out.get(), d_plain.get(), plain, RowKind::reference, {"8"}));
     }
     table.section(title, Work{}, rows);
+}
+
+// The default run (n keys of one distribution) or --bench (2^20 to 2^28 random keys, step 5
+// sorting pairs), in one table: G keys/s, against CUB's sort and at the copy's speed.
+int run(const Program& p, size_t n, const std::string& distribution, KeyType type, bool pairs) {
+    const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
+    if (p.bench)
+        print_bench_header("sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
+                           "with their positions as values (pairs), as SortPairs does", cfg);
+    else
+        print_run_header(strf("sorting n = %zu keys (%s)", n, distribution.c_str()),
+                         strf("steps 1 to 4 sort uint keys, step 5 %s keys%s", to_string(type),
+                              pairs ? " with their input positions as values" : ""));
+    TableSpec t;
+    t.title = "sorting n 32-bit keys";
+    t.count_ops("G keys/s", 1e9, "keys");
+    t.columns = {"B/key"};
+    t.leading_columns = 1;
+    t.baseline_column = "% of CUB";
+    t.copy_roof = "at copy speed";
+    t.time_format = "%.3f";
+    t.rate_format = "%.2f";
+    t.footer = "G keys/s: 10^9 keys sorted per second. B/key: the bytes a sort must move per key, read + written\n"
+               "(a model: LECTURE.md); at copy speed: the G keys/s it would reach moving them at the copy's rate,\n"
+               "the roofline of a sort. Step 1 sorts tiles, not the array: no share of a whole sort. A sort of\n"
+               "pairs is compared with SortPairs, every other sort with SortKeys.";
+    Measurements table(t, cfg, p.outputs());
+    if (!p.bench) {
+        measure(table, p, "", n, distribution_named(distribution), type, pairs, p.seed);
+        return table.finish() ? 1 : 0;
+    }
+    std::printf("\n");
+    for (int k : {20, 24, 26, 28}) {
+        const double keys_n = (double)((size_t)1 << k), gpu = 45.0 * keys_n, host = 36.0 * keys_n;
+        if (k == 28 && (gpu > 0.9 * free_gpu_bytes() || host > 0.8 * host_memory_bytes()))
+            std::printf("2^28 keys: skipped, it needs %.1f GB of GPU memory and %.1f GB of host memory\n\n",
+                        gpu / 1e9, host / 1e9);
+        else
+            measure(table, p, strf("2^%d keys (%.0f MB)", k, 4 * keys_n / 1e6), (size_t)1 << k,
+                    Distribution::random, KeyType::u32, true, p.seed + k);
+    }
+    return table.finish() ? 1 : 0;
 }
 
 }  // namespace
@@ -160,31 +173,11 @@ int main(int argc, char** argv) {
         // the GPU; the keys, the references and the downloads on the host.
         const double n26 = (double)((size_t)1 << 26);
         require_memory(p, "--bench", 36.0 * n26, 45.0 * n26);
-        const BenchConfig cfg;
-        print_bench_header("sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
-                           "with their positions as values (pairs), as SortPairs does", cfg);
-        std::printf("\n");
-        Measurements table(table_spec(), cfg, p.outputs());
-        for (int k : {20, 24, 26, 28}) {
-            const double keys_n = (double)((size_t)1 << k), gpu = 45.0 * keys_n, host = 36.0 * keys_n;
-            if (k == 28 && (gpu > 0.9 * free_gpu_bytes() || host > 0.8 * host_memory_bytes()))
-                std::printf("2^28 keys: skipped, it needs %.1f GB of GPU memory and %.1f GB of host memory\n\n",
-                            gpu / 1e9, host / 1e9);
-            else
-                measure(table, p, strf("2^%d keys (%.0f MB)", k, 4 * keys_n / 1e6), (size_t)1 << k,
-                        Distribution::random, KeyType::u32, true, p.seed + k);
-        }
-        return table.finish() ? 1 : 0;
+        return run(p, n, distribution, type, pairs);
     }
     // Host: the keys of both types, positions, the references (keys and orders, up to three),
     // downloads. GPU: inputs, positions, outputs, the sorts' temporaries (keys, values, counts),
     // CUB's storage and thrust's.
     require_memory(p, "--n", 48.0 * n, 45.0 * n + (64 << 20));
-    const DeviceFacts dev = device_facts();
-    std::printf("sorting n = %zu keys (%s) on %s (%d SMs): steps 1 to 4 sort uint keys, step 5 %s keys%s\n\n", n,
-                distribution.c_str(), dev.name.c_str(), dev.sm_count, to_string(type),
-                pairs ? " with their input positions as values" : "");
-    Measurements table(table_spec(), BenchConfig{2, 10, true}, p.outputs());
-    measure(table, p, "", n, distribution_named(distribution), type, pairs, p.seed);
-    return table.finish() ? 1 : 0;
+    return run(p, n, distribution, type, pairs);
 }

@@ -1,11 +1,6 @@
 // 10_tensor_cores/main.cpp: runs each step on random matrices, checks it against a reference,
 // and times it beside cuBLAS (BF16) and exercise 08's best FP32 kernel; --bench prints the
 // benchmark tables from 1024^3 to 8192^3.
-#include <cmath>
-#include <cstdio>
-#include <string>
-#include <vector>
-
 #include "cublas_gemm_bf16.h"
 #include "program.h"
 #include "sgemm_08.h"

@@ -2,16 +2,10 @@
 // GPUs and what a copy over them reaches; the split sum against one GPU; the all-reduce against
 // NCCL measured in the same run (nccl-tests' bus bandwidth); gradient buckets with and without
 // overlap. --bench takes the all-reduce from 8 B to 1 GiB per rank.
-#include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <string>
-#include <vector>
 
-#include "compare.h"
-#include "measure.h"
 #include "multi_gpu.h"
 #include "program.h"
 
