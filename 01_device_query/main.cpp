@@ -20,9 +20,7 @@ static std::string todo(const DeviceReport& r, unsigned part) {
 // A field's value, or `mark` (its step's TODO) while it is unfilled.
 static std::string num(long long v, const std::string& mark) { return v < 0 ? mark : strf("%lld", v); }
 static std::string mhz(int khz, const std::string& mark) { return khz < 0 ? mark : strf("%d MHz", khz / 1000); }
-static std::string regs(int n, const std::string& mark) {
-    return n < 0 ? mark : strf("%d x 32 bits = %d KiB", n, n / 256);
-}
+static std::string regs(int n, const std::string& mark) { return n < 0 ? mark : strf("%d x 32 bits = %d KiB", n, n / 256); }
 static std::string dims(const int* d, const std::string& mark) {
     return d[0] < 0 || d[1] < 0 || d[2] < 0 ? mark : strf("%d x %d x %d", d[0], d[1], d[2]);
 }
@@ -133,8 +131,7 @@ static int list_devices(int count, int only) {
 }
 
 // ---- The benchmark: the device's roofs, measured ---------------------------------------------------
-// Every byte a copy wrote is the source's 0x5A (the destination is poisoned, 0xFF, before the
-// checked run).
+// Every byte a copy wrote must be the source's 0x5A (copy_row poisons the destination first).
 static Check check_copy(const DeviceBuffer<char>& dst, size_t bytes) {
     std::vector<char> got(bytes);
     CUDA_CHECK(cudaMemcpy(got.data(), dst.get(), bytes, cudaMemcpyDeviceToHost));

@@ -28,11 +28,10 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     for (size_t i = 0; i < n; ++i) ref[i] = scale_reference(a, x[i]);
     DeviceBuffer<float> d_x(x), d_out(n);
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps)
-        if (p.selected(s.name))
-            rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
-                            [&] { return check_of(compare(d_out.download(), ref, kTol)); },
-                            skip_reason(s.info.coverage, n, block, dev), [&] { d_out.poison(); }});
+    for (const auto& s : p.selected(kSteps))
+        rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(a, d_x.get(), d_out.get(), n, block); },
+                        [&] { return check_of(compare(d_out.download(), ref, kTol)); },
+                        skip_reason(s.info.coverage, n, block, dev), [&] { d_out.poison(); }});
     rows.push_back(copy_row("cudaMemcpy device to device", d_out.get(), d_x.get(), x, RowKind::baseline));
     m.section(title, Work{8.0 * n, 1.0 * n}, rows);
 }

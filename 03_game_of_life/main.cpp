@@ -46,8 +46,7 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
                      {std::to_string(launches), std::to_string(count_alive(result->get(), cells))}};
     };
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps) {
-        if (!p.selected(s.name)) continue;
+    for (const auto& s : p.selected(kSteps)) {
         const size_t most = s.info.max_cells ? s.info.max_cells() : cells;
         rows.push_back({std::to_string(s.number), s.name, [&, s] { advance(s); }, check,
                         cells > most ? strf("at most %zu cells on this GPU: %s", most, s.info.limit) : "",

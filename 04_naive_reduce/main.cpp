@@ -77,10 +77,9 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     };
     const Work sum{4.0 * b.n, 1.0 * b.n};
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps)
-        if (p.selected(s.name))
-            rows.push_back(row(std::to_string(s.number), s.name, [&b, s] { s.run(b); }, s.info.output, RowKind::step,
-                               work_of(s.info, b)));
+    for (const auto& s : p.selected(kSteps))
+        rows.push_back(row(std::to_string(s.number), s.name, [&b, s] { s.run(b); }, s.info.output, RowKind::step,
+                           work_of(s.info, b)));
     if (p.selected("atomic_per_thread"))
         rows.push_back(row("-", "atomic_per_thread (given)",
                            [&] { run_atomic_per_thread(b.x.get(), b.n, b.sum.get(), b.block); }, Output::one_sum,

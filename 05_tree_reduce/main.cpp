@@ -21,10 +21,9 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     };
     auto poison = [&] { d_out.poison(); };
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps)
-        if (p.selected(s.name))
-            rows.push_back({std::to_string(s.number), s.name,
-                            [&, s] { s.run(d_x.get(), n, d_out.get(), block, scratch.view()); }, check, "", poison});
+    for (const auto& s : p.selected(kSteps))
+        rows.push_back({std::to_string(s.number), s.name,
+                        [&, s] { s.run(d_x.get(), n, d_out.get(), block, scratch.view()); }, check, "", poison});
     if (p.selected("cub"))
         rows.push_back({"-", "cub::DeviceReduce::Sum", [&] { cub.run(d_x.get(), n, d_out.get()); }, check, "", poison,
                         RowKind::baseline});
@@ -72,26 +71,6 @@ static int run(const Program& p, size_t n, int block) {
     return failures ? 1 : 0;
 }
 
-// The source material's `volatile` warp tail (legacy_tail.cu), once.
-static int run_volatile_demo(const Program& p, size_t n, int block) {
-    std::vector<float> x = random_whole_floats(n, p.seed);
-    const double ref = sum_reference(x.data(), n).sum;
-    DeviceBuffer<float> d_x(x);
-    DeviceBuffer<float> partials(legacy_tail_blocks(n, block));
-    partials.poison();
-    run_legacy_volatile_tail(d_x.get(), n, partials.get(), block);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    double got = 0;
-    for (float v : partials.download()) got += v;  // whole numbers: exact in double
-    std::printf("old volatile warp tail, %zu blocks of %d threads, block sums added on the CPU:\n"
-                "  GPU %.1f, reference %.1f: %s\n",
-                partials.size(), block, got, ref, got == ref ? "the same (this time)" : "DIFFERENT");
-    std::printf("A right answer proves nothing: the lanes of a warp are not guaranteed to run in\n"
-                "lockstep (Volta and later), so their reads and writes of buf[] race. See it with\n"
-                "  compute-sanitizer --tool racecheck build/05_tree_reduce/solution/tree_reduce --volatile-demo --n 4096\n");
-    return got == ref ? 0 : 1;
-}
-
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"the sum of n floats on the GPU, checked on the CPU",
@@ -119,7 +98,7 @@ int main(int argc, char** argv) {
     }
     if (demo) {
         require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
-        return run_volatile_demo(p, n, block);
+        return run_volatile_demo(n, block, p.seed);
     }
     // Host: the input (and the copy DeviceBuffer uploads from). GPU: input, its copy, scratch, CUB's storage
     // (about as large as the scratch).

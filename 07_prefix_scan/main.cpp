@@ -49,8 +49,7 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
         rows = {copy_row("cudaMemcpy (device to device)", oi.get(), di.get(), xi, RowKind::reference, {all, "2n"}),
                 {"-", "cub::DeviceScan::InclusiveSum", [&] { cub.inclusive_sum(di.get(), oi.get(), n); },
                  [&] { return check(ref, nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
-    for (const ScanStep& s : kSteps) {
-        if (!p.selected(s.name)) continue;
+    for (const ScanStep& s : p.selected(kSteps)) {
         const size_t used = std::min(n, s.info.max_n);  // a one-block step's time is not comparable with CUB's
         const std::string skip = bench && used < n ? strf("one block scans at most %zu elements", used) : "";
         rows.push_back({std::to_string(s.number), s.name, [&, s, used] { s.run(di.get(), oi.get(), used, ScanKind::inclusive); },
@@ -66,11 +65,10 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
         const Comparison c = compare(oi.download().data(), kept_ref.data(), got, Tolerance{0, 0});
         return Check{c.ok(), c.ok() ? strf("kept %zu of %zu (x > %d)", got, n, threshold) : c.describe()};
     };
-    for (const auto& s : kCompactStep)  // not a scan: no share of CUB's time
-        if (p.selected(s.name))
-            rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(di.get(), oi.get(), n, threshold, kept.get()); },
-                            check_compact, "", [&] { oi.poison(), kept.poison(); }, RowKind::step,
-                            Work{4.0 * (n + kept_ref.size()), 1.0 * n}, {all, "-"}, "-"});
+    for (const auto& s : p.selected(kCompactStep))  // not a scan: no share of CUB's time
+        rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(di.get(), oi.get(), n, threshold, kept.get()); },
+                        check_compact, "", [&] { oi.poison(), kept.poison(); }, RowKind::step,
+                        Work{4.0 * (n + kept_ref.size()), 1.0 * n}, {all, "-"}, "-"});
     table.section(title, Work{8.0 * n, 1.0 * n}, rows);
 }
 
@@ -104,8 +102,7 @@ static int run(const Program& p, size_t n) {
     const std::vector<int> xi = int_input(n, p.seed);
     measure(table, p, "", xi, false);
     const int failures = table.finish();
-    if (std::any_of(std::begin(kSteps), std::end(kSteps), [&](const ScanStep& s) { return p.selected(s.name); }))
-        print_counts(xi, p.kernel);
+    if (!p.selected(kSteps).empty()) print_counts(xi, p.kernel);
     if (n <= 16) print_pictures(xi);
     return failures ? 1 : 0;
 }

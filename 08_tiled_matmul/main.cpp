@@ -38,11 +38,10 @@ static std::string measure(Measurements& table, const Program& p, int m, int n, 
     auto check = [&] { return check_of(compare(d_C.download(), ref, tol)); };
     auto poison = [&] { d_C.poison(); };
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps)
-        if (p.selected(s.name))
-            for (const Kernel& kernel : s.run)
-                rows.push_back({std::to_string(s.number), kernel.label,
-                                [&, kernel] { kernel.run(d_A.get(), d_B.get(), d_C.get(), m, n, k); }, check, "", poison});
+    for (const auto& s : p.selected(kSteps))
+        for (const Kernel& kernel : s.run)
+            rows.push_back({std::to_string(s.number), kernel.label,
+                            [&, kernel] { kernel.run(d_A.get(), d_B.get(), d_C.get(), m, n, k); }, check, "", poison});
     if (p.selected("cublas")) rows.push_back({"-", "cuBLAS SGEMM", gemm, check, "", poison, RowKind::baseline});
     const std::string shape = strf("m = %d, n = %d, k = %d", m, n, k);
     const char* against = on_cpu ? "the CPU product in double precision"

@@ -75,8 +75,7 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
                        {strf("%.0f", bytes_per_key)}, baseline};
     };
     std::vector<StepRow> rows;
-    for (const SortStep& s : kSteps) {
-        if (!p.selected(s.name)) continue;
+    for (const SortStep& s : p.selected(kSteps)) {
         const bool is_typed = s.info.any_keys && type != KeyType::u32, values = s.info.any_keys && pairs;
         const SortJob job{is_typed ? d_typed.get() : d_plain.get(), d_out.get(), n, is_typed ? type : KeyType::u32,
                           values ? d_positions.get() : nullptr, values ? d_values_out.get() : nullptr};

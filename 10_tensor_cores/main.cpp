@@ -66,8 +66,7 @@ static std::vector<StepRow> rows_of(const Program& p, const DeviceFacts& dev, Op
         rows.push_back({"-", "cuBLAS BF16", [&] { cublas.run(o.A.get(), o.Bt.get(), o.C.get(), o.m, o.n, o.k); },
                         check_bf16, dev.major < 8 ? "BF16 tensor cores need compute capability 8.0" : "", poison,
                         RowKind::baseline});
-    for (const auto& s : kSteps) {
-        if (!p.selected(s.name)) continue;
+    for (const auto& s : p.selected(kSteps)) {
         const std::string skip = unsupported_reason(s.info.needs, dev);
         const std::string number = std::to_string(s.number);
         if (s.info.variant.run)

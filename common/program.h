@@ -28,6 +28,7 @@
 #include "measure.h"
 #include "options.h"
 #include "output_file.h"
+#include "steps.h"
 
 struct ProgramSpec {
     std::string synopsis;              // one line: what the program does
@@ -97,6 +98,14 @@ public:
     const OutputFiles& outputs() const { return files; }
 
     bool selected(const std::string& name) const { return kernel == "all" || kernel == name; }
+    // The steps --kernel selects, in step order: all of them, the one it names, or none (it names a library).
+    template <class Fn, class Info, size_t N>
+    std::vector<Step<Fn, Info>> selected(const Step<Fn, Info> (&steps)[N]) const {
+        std::vector<Step<Fn, Info>> chosen;
+        for (const auto& s : steps)
+            if (selected(s.name)) chosen.push_back(s);
+        return chosen;
+    }
 
     // --bench measures fixed sizes and settings: an option that would change them is refused,
     // in one line, rather than silently ignored.
