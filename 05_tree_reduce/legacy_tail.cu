@@ -11,6 +11,8 @@
 // It also reads buf[tid + 32], which does not exist for a block of 32 threads.
 #include "tree_reduce.h"
 
+#include <cstdio>
+
 #include "cuda_check.h"
 
 // As published, apart from the name and the unsigned index. DO NOT COPY THIS.
@@ -49,4 +51,23 @@ void run_legacy_volatile_tail(const float* x, size_t n, float* partials, int blo
     if (blocks == 0) return;
     reduce_legacy_volatile_tail<<<(unsigned)blocks, block, block * sizeof(float)>>>(x, n, partials);
     CUDA_CHECK_LAUNCH();
+}
+
+int run_volatile_demo(size_t n, int block, uint64_t seed) {
+    std::vector<float> x = random_whole_floats(n, seed);
+    const double ref = sum_reference(x.data(), n).sum;
+    DeviceBuffer<float> d_x(x);
+    DeviceBuffer<float> partials(legacy_tail_blocks(n, block));
+    partials.poison();
+    run_legacy_volatile_tail(d_x.get(), n, partials.get(), block);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double got = 0;
+    for (float v : partials.download()) got += v;  // whole numbers: exact in double
+    std::printf("old volatile warp tail, %zu blocks of %d threads, block sums added on the CPU:\n"
+                "  GPU %.1f, reference %.1f: %s\n",
+                partials.size(), block, got, ref, got == ref ? "the same (this time)" : "DIFFERENT");
+    std::printf("A right answer proves nothing: the lanes of a warp are not guaranteed to run in\n"
+                "lockstep (Volta and later), so their reads and writes of buf[] race. See it with\n"
+                "  compute-sanitizer --tool racecheck build/05_tree_reduce/solution/tree_reduce --volatile-demo --n 4096\n");
+    return got == ref ? 0 : 1;
 }

@@ -108,6 +108,9 @@ inline const Step<ReduceFn> kSteps[] = {
 // tested, not in `make sanitize`: run it under racecheck to see why (README, step 5).
 size_t legacy_tail_blocks(size_t n, int block);
 void run_legacy_volatile_tail(const float* x, size_t n, float* partials, int block);
+// Runs it once on n whole numbers and says what it gave (the program's --volatile-demo): 0 when
+// the sum was right this time, 1 when it was not.
+int run_volatile_demo(size_t n, int block, uint64_t seed);
 
 // ---- CPU references -------------------------------------------------------------------------
 // The sum's reference is compare.h's ReferenceSum: sum_reference(x, n) gives the sum in double
