@@ -93,18 +93,16 @@ static void print_device(const DeviceReport& r) {
 
     std::printf(" Derived: the theoretical peaks (steps 3-5)\n");
     const Derived d = derive(r);
-    std::string need = todo(r, kBandwidthFigure);
-    line("DRAM bandwidth", !need.empty() ? need
+    const std::string t3 = todo(r, kBandwidthFigure), t4 = todo(r, kCoresFigure), t5 = todo(r, kPeakFigure),
+                      t6 = todo(r, kRidgeFigure);
+    line("DRAM bandwidth", !t3.empty() ? t3
          : strf("%.1f GB/s = 2 x %.3f GHz x %d bits / 8", d.bandwidth, r.mem_clock_khz / 1e6, r.mem_bus_bits));
-    need = todo(r, kCoresFigure);
-    line("FP32 cores per SM", !need.empty() ? need
+    line("FP32 cores per SM", !t4.empty() ? t4
          : d.cores == 0 ? strf("unknown for compute capability %d.%d", r.cc_major, r.cc_minor)
                         : strf("%d (%d in all)", d.cores, d.cores * r.sm_count));
-    need = todo(r, kPeakFigure);
-    line("peak FP32", !need.empty() ? need : d.peak < 0 ? "unknown (no core count)"
+    line("peak FP32", !t5.empty() ? t5 : d.peak < 0 ? "unknown (no core count)"
          : strf("%.0f GFLOP/s = 2 x %d SMs x %d cores x %.3f GHz", d.peak, r.sm_count, d.cores, r.sm_clock_khz / 1e6));
-    need = todo(r, kRidgeFigure);
-    line("ridge point", !need.empty() ? need : d.ridge < 0 ? "unknown"
+    line("ridge point", !t6.empty() ? t6 : d.ridge < 0 ? "unknown"
          : strf("%.1f FLOP/byte (below it memory-bound, above it compute-bound)", d.ridge));
     std::printf("\n");
 }

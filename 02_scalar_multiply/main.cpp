@@ -90,8 +90,7 @@ static int run(const Program& p, size_t n, float a, int block) {
         measure(m, p, strf("2^%d floats (%.1f MB moved)", k, 8.0 * ((size_t)1 << k) / 1e6), (size_t)1 << k, a, block,
                 p.seed + k);
     const int failures = m.finish();
-    const size_t copied = p.bench ? (size_t)1 << 28 : n;
-    if (p.kernel == "all" && copied > 0 && !profiling_mode()) print_transfers(m, copied);
+    if (p.kernel == "all" && !profiling_mode()) print_transfers(m, p.bench ? (size_t)1 << 28 : n);
     return failures ? 1 : 0;
 }
 

@@ -114,16 +114,7 @@ int run_volatile_demo(size_t n, int block, uint64_t seed);
 
 // ---- CPU references -------------------------------------------------------------------------
 // The sum's reference is compare.h's ReferenceSum: sum_reference(x, n) gives the sum in double
-// precision and sum |x[i]|, which sets the tolerance.
-
-// Floats whose values are whole numbers from -8 to 8, never 0. Every partial sum of such values
-// is a whole number, and while its magnitude stays below 2^24 float adds it EXACTLY, in any
-// order. Random signs keep partial sums near sqrt(count) * 5, about 29000 at 2^25 elements,
-// hundreds of standard deviations below 2^24 = 16777216. So a correct kernel returns exactly
-// the reference, and a kernel that skips or repeats a single element cannot hide in a tolerance.
-inline std::vector<float> random_whole_floats(size_t n, uint64_t seed) {
-    std::vector<int> k = random_ints(n, seed, -8, 7);
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = (float)(k[i] >= 0 ? k[i] + 1 : k[i]);
-    return v;
-}
+// precision and sum |x[i]|, which sets the tolerance. The tests and the benchmark sum
+// compare.h's random_whole_floats, whose sums float adds exactly: a correct kernel returns
+// exactly the reference, and a kernel that skips or repeats a single element cannot hide in a
+// tolerance.

@@ -58,9 +58,9 @@ static void print_spreading(const std::vector<RowResult>& results, const std::ve
 // The default run (every selected step on one workload of n updates) or --bench: contention on
 // 1 to 2^20 addresses, then what each kind of one-word update costs.
 static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
-    // --bench: fewer runs of the slowest CAS rows (about 2 s a row). Otherwise the checked run is
-    // the warm-up, and 3 timed runs keep compute-sanitizer short: --bench measures.
-    const BenchConfig cfg = p.bench ? BenchConfig{3, 20, true, 2000} : BenchConfig{0, 3, false};
+    // --bench: fewer runs of the slowest CAS rows. Otherwise the checked run is the warm-up, and 3
+    // timed runs keep compute-sanitizer short: --bench measures.
+    const BenchConfig cfg = p.bench ? kBudgetedTiming : BenchConfig{0, 3, false};
     const DeviceFacts dev = device_facts();
     TableSpec t;
     t.title = "n threads updating shared memory";

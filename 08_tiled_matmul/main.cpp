@@ -11,10 +11,6 @@ static const double kCpuReferenceLimit = 0x1p34;
 // The host side of a run holds A and B, the reference (in double) and one downloaded C.
 static double host_bytes(int m, int n, int k) { return 4.0 * ((double)m * k + (double)k * n) + 12.0 * m * n; }
 
-// The usual 3 warm-up runs and 20 timed ones, but fewer for a kernel slower than 50 ms (the naive
-// ones at large sizes), so that one row of a table costs about 2 seconds.
-static const BenchConfig kTiming{3, 20, true, 2000};
-
 // One shape, A and B random in [-1, 1): every selected kernel and cuBLAS, each checked against
 // the CPU product in double precision or, above kCpuReferenceLimit, against cuBLAS's first result.
 // Returns the shape, as the table's title names it.
@@ -80,9 +76,10 @@ int main(int argc, char** argv) {
         require_memory(p, "--bench", host_bytes(4096, 4096, 4096), 12.0 * 4096 * 4096);
     else
         require_memory(p, "--m, --n, --k", host_bytes(m, n, k), 4.0 * ((double)m * k + (double)k * n + (double)m * n));
-    const DeviceFacts dev =
-        p.bench ? print_bench_header("C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS", kTiming) : device_facts();
-    if (!p.bench)
+    const DeviceFacts dev = device_facts();
+    if (p.bench)
+        print_bench_header("C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS", kBudgetedTiming);
+    else
         std::printf("C = A * B on %s (%d SMs, FP32 peak %.1f TFLOP/s)\n", dev.name.c_str(), dev.sm_count, dev.fp32_gflops / 1e3);
     std::printf("\n");
     TableSpec t;
@@ -97,7 +94,7 @@ int main(int argc, char** argv) {
     t.footer = "GFLOP/s counts 2*m*n*k (one multiply and one add per term); the plot's bytes are A, B and C\n"
                "once each. x->row / x->col: what threadIdx.x runs along. cuBLAS: cublasSgemm in\n"
                "CUBLAS_PEDANTIC_MATH (strict FP32, no TF32), measured in the same run.";
-    Measurements table(t, kTiming, p.outputs());
+    Measurements table(t, kBudgetedTiming, p.outputs());
     std::string shape;
     if (p.bench)
         for (int s : {1024, 2048, 4096}) shape = measure(table, p, s, s, s, p.seed + s);

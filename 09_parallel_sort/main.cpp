@@ -39,9 +39,7 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
     std::iota(positions.begin(), positions.end(), 0u);
     DeviceBuffer<uint32_t> d_plain(plain), d_typed(typed), d_positions(positions), d_out(n), d_values_out(n);
     CubSort cub(n);
-    struct Expected {
-        std::vector<uint32_t> keys, order;
-    };
+    struct Expected { std::vector<uint32_t> keys, order; };
     // By (typed keys, run): made once, before any row runs (they use the rows' output buffers).
     std::map<std::pair<bool, size_t>, Expected> expected;
     auto expect = [&](bool is_typed, size_t run) -> const Expected* {
@@ -67,10 +65,7 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
             if (!by_value.ok()) return Check{false, "values: " + by_value.describe()};
             return Check{true, run ? strf("every %zu-key tile in order", run) : values ? "in order, stable" : "in order"};
         };
-        auto poison = [&, values] {
-            d_out.poison();
-            if (values) d_values_out.poison();
-        };
+        auto poison = [&, values] { d_out.poison(); if (values) d_values_out.poison(); };
         return StepRow{step, name, std::move(launch), check, "", poison, kind, Work{bytes_per_key * n, 1.0 * n},
                        {strf("%.0f", bytes_per_key)}, baseline};
     };

@@ -26,9 +26,7 @@ static std::string relative_error(const std::vector<float>& C, const std::vector
 static TableSpec table_spec(const DeviceFacts& dev) {
     TableSpec t;
     t.title = "C = A * B, BF16 inputs, FP32 sums";
-    t.rate = "TFLOP/s";
-    t.rate_counts_ops = true;
-    t.rate_unit = 1e12;
+    t.count_ops("TFLOP/s", 1e12, "FLOP");
     t.baseline_column = "% of cuBLAS";
     t.peak = dev.bf16_tensor_gflops / 1e3;
     t.peak_name = "BF16 peak";
@@ -88,9 +86,6 @@ static double least_bytes(int m, int n, int k) {
     return 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
 }
 
-// The usual 3 warm-up runs and 20 timed ones, fewer for a row slower than 50 ms.
-static const BenchConfig kTiming{3, 20, true, 2000};
-
 static int run(const Program& p, int m, int n, int k) {
     const DeviceFacts dev = device_facts();
     std::printf("C = A * B on %s (%d SMs, compute capability %d.%d): m = %d, n = %d, k = %d\n", dev.name.c_str(),
@@ -139,7 +134,7 @@ static int run(const Program& p, int m, int n, int k) {
     };
     TableSpec spec = table_spec(dev);
     spec.columns = {"error vs float inputs"};
-    Measurements m_(spec, kTiming, p.outputs());
+    Measurements m_(spec, kBudgetedTiming, p.outputs());
     const std::string no_reference = "nothing to check it against: no CPU product at this size, no BF16 on this GPU";
     m_.section("", Work{least_bytes(m, n, k), flop(m, n, k)},
                rows_of(p, dev, o, cublas, check(true), check(false), cpu_ref || dev.major >= 8 ? "" : no_reference));
@@ -152,13 +147,14 @@ static int run(const Program& p, int m, int n, int k) {
 }
 
 static int run_bench(const Program& p) {
-    const DeviceFacts dev = print_bench_header("C = A * B, BF16 inputs and FP32 sums, m = n = k = 1024 to 8192", kTiming);
+    const DeviceFacts dev =
+        print_bench_header("C = A * B, BF16 inputs and FP32 sums, m = n = k = 1024 to 8192", kBudgetedTiming);
     std::printf("BF16 tensor-core peak (dense, FP32 sums, from the clocks): %.0f TFLOP/s.\n"
                 "cuBLAS: cublasGemmEx, BF16 inputs, FP32 compute and output, measured in this run before and after\n"
                 "the steps (the faster is 100%%). Inputs: random in [-1, 1) rounded to BF16, the same values for\n"
                 "08's FP32 kernel; every result is checked against cuBLAS's.\n\n",
                 dev.bf16_tensor_gflops / 1e3);
-    Measurements m_(table_spec(dev), kTiming, p.outputs());
+    Measurements m_(table_spec(dev), kBudgetedTiming, p.outputs());
     CublasGemmBf16 cublas;
     for (int s : {1024, 2048, 4096, 8192}) {
         const std::vector<bf16> A = to_bf16(random_floats((size_t)s * s, p.seed + s, -1.0f, 1.0f));
@@ -174,8 +170,7 @@ static int run_bench(const Program& p) {
         auto check = [&](double atol) {
             return [&, atol] {
                 if (ref.empty()) return Check{false, "no BF16 reference on this GPU"};
-                const Comparison c = compare(o.C.download(), ref, Tolerance{0.0, atol});
-                return Check{c.ok(), c.describe()};
+                return check_of(compare(o.C.download(), ref, Tolerance{0.0, atol}));
             };
         };
         m_.section(strf("m = n = k = %d", s), Work{least_bytes(s, s, s), flop(s, s, s)},

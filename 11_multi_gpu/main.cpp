@@ -19,12 +19,6 @@ struct Settings {
     BenchConfig timing;
 };
 
-std::string size_text(double bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 3) bytes /= 1024, ++u;
-    return bytes == (double)(long long)bytes ? strf("%.0f %s", bytes, units[u]) : strf("%.2f %s", bytes, units[u]);
-}
 std::vector<int> first_devices(int k) {
     std::vector<int> d;
     for (int i = 0; i < k; ++i) d.push_back(i);
@@ -32,13 +26,7 @@ std::vector<int> first_devices(int k) {
 }
 double bus_factor(int ranks) { return ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0; }
 
-// Whole numbers from -8 to 8, never 0: every sum in this program is exact in float, in any order.
-std::vector<float> whole_floats(size_t n, uint64_t seed) {
-    std::vector<int> k = random_ints(n, seed, -8, 7);
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = (float)(k[i] >= 0 ? k[i] + 1 : k[i]);
-    return v;
-}
+// Inputs are random_whole_floats (compare.h): every sum in this program is exact in float, in any order.
 double exact_sum(const std::vector<float>& v) { return sum_reference(v.data(), v.size()).sum; }
 
 // The first `count` floats of rank r's buffer, on the host.
@@ -91,7 +79,7 @@ int measure_machine(const Program& p, const Settings& set, std::vector<RowResult
         std::printf("One GPU: no links between GPUs. The copies below are between two ranks on GPU 0.\n\n");
     }
     const size_t n = set.n, bytes = n * sizeof(float);
-    const std::vector<float> x0 = whole_floats(n, p.seed), x1 = whole_floats(n, p.seed + 1);
+    const std::vector<float> x0 = random_whole_floats(n, p.seed), x1 = random_whole_floats(n, p.seed + 1);
     const double sum0 = exact_sum(x0), sum1 = exact_sum(x1);
 
     // One team of two ranks per pair of GPUs (or two ranks on GPU 0), with buffers of its own.
@@ -150,16 +138,11 @@ int measure_machine(const Program& p, const Settings& set, std::vector<RowResult
     }
     // The baseline: a copy within one GPU (the course's own, exercise 01's copy bandwidth).
     Pair& q0 = pairs[0];
-    rows.push_back({"-", "cudaMemcpy within GPU 0",
-                    [&q0, bytes] {
-                        CUDA_CHECK(cudaMemcpyAsync(q0.dst->at(0), q0.src->at(0), bytes, cudaMemcpyDeviceToDevice, 0));
-                    },
-                    [&q0, sum0] {
-                        return exact_check(sum_on_device(q0.dst->at(0), q0.dst->count(), q0.team->device(0),
-                                                         q0.scratch->at(0), q0.out->at(0)),
-                                           sum0);
-                    },
-                    "", [&q0] { q0.dst->poison(); }, RowKind::baseline, Work{(double)bytes, 0}});
+    rows.push_back(copy_row("cudaMemcpy within GPU 0", q0.dst->at(0), q0.src->at(0), bytes, [&q0, sum0] {
+        return exact_check(sum_on_device(q0.dst->at(0), q0.dst->count(), q0.team->device(0), q0.scratch->at(0),
+                                         q0.out->at(0)), sum0);
+    }, RowKind::baseline));
+    rows.back().work = Work{(double)bytes, 0};  // the bytes delivered, as the rows above count them
     TableSpec spec;
     spec.title = "copies between GPUs";
     spec.footer = "GB/s counts the bytes delivered per second: S one way, 2S both ways at once. The copy within a\n"
@@ -184,7 +167,7 @@ int measure_split(const Program& p, const Settings& set, std::vector<RowResult>&
     PerRank<float> parts(team, n), scratch(team, (size_t)kSumScratchFloats), sums(team, 1);
     std::vector<float> whole;
     for (int r = 0; r < team.size(); ++r) {
-        const std::vector<float> x = whole_floats(n, p.seed + 10 + r);
+        const std::vector<float> x = random_whole_floats(n, p.seed + 10 + r);
         parts.upload(r, x);
         whole.insert(whole.end(), x.begin(), x.end());
     }
@@ -267,7 +250,7 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
     PerRank<float> send(team, most), recv(team, most), staging(team, (most + R - 1) / R);
     std::vector<float> wanted(most, 0.0f);  // sums of whole numbers: exact in float
     for (int r = 0; r < R; ++r) {
-        const std::vector<float> x = whole_floats(most, p.seed + 20 + r);
+        const std::vector<float> x = random_whole_floats(most, p.seed + 20 + r);
         send.upload(r, x);
         for (size_t i = 0; i < most; ++i) wanted[i] += x[i];
     }
