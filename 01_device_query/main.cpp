@@ -3,10 +3,8 @@
 #include "device_query.h"
 #include "program.h"
 
-// ---- A figure, or the TODO mark of the steps it still needs ---------------------------------------
 // "(TODO step 3 bandwidth)" for one step, "(TODO steps 2, 3)" for several, "" when all are done:
-// the steps whose answer `part` (a ListingPart) needs, as kSteps declares, that your code has not
-// answered yet.
+// the steps `part` (a ListingPart) needs, as kSteps declares, that your code has not answered yet.
 static std::string todo(const DeviceReport& r, unsigned part) {
     std::vector<const QueryStep*> left;
     for (const auto& s : kSteps)
@@ -20,7 +18,9 @@ static std::string todo(const DeviceReport& r, unsigned part) {
 // A field's value, or `mark` (its step's TODO) while it is unfilled.
 static std::string num(long long v, const std::string& mark) { return v < 0 ? mark : strf("%lld", v); }
 static std::string mhz(int khz, const std::string& mark) { return khz < 0 ? mark : strf("%d MHz", khz / 1000); }
-static std::string regs(int n, const std::string& mark) { return n < 0 ? mark : strf("%d x 32 bits = %d KiB", n, n / 256); }
+static std::string regs(int n, const std::string& mark) {
+    return n < 0 ? mark : strf("%d x 32 bits = %d KiB", n, n / 256);
+}
 static std::string dims(const int* d, const std::string& mark) {
     return d[0] < 0 || d[1] < 0 || d[2] < 0 ? mark : strf("%d x %d x %d", d[0], d[1], d[2]);
 }
@@ -33,7 +33,6 @@ static std::string bytes_text(long long b, const std::string& mark = "") {
     return size_text((double)b) + (b < (1 << 20) ? strf(" (%lld bytes)", b) : "");
 }
 
-// The architecture's name, for the listing only.
 static const char* architecture(int major, int minor) {
     const char* by_major[] = {"Maxwell", "Pascal", minor == 5 ? "Turing" : "Volta",  // 5, 6, 7
                               minor == 9 ? "Ada Lovelace" : "Ampere", "Hopper",      // 8, 9
@@ -43,8 +42,7 @@ static const char* architecture(int major, int minor) {
 
 static void line(const char* name, const std::string& value) { std::printf("  %-34s %s\n", name, value.c_str()); }
 
-// ---- The derived figures --------------------------------------------------------------------
-// A negative value: cannot say yet (a step it needs is not done).
+// The theoretical peaks; a negative value: cannot say yet (a step it needs is not done).
 struct Derived { double bandwidth = -1, peak = -1, ridge = -1; int cores = -1; };
 static Derived derive(const DeviceReport& r) {
     Derived d;
@@ -55,7 +53,6 @@ static Derived derive(const DeviceReport& r) {
     return d;
 }
 
-// ---- The listing ----------------------------------------------------------------------------
 static void print_device(const DeviceReport& r) {
     std::string title = strf("== Device %d: %s ", r.device, r.name.c_str());
     if (title.size() < 78) title += std::string(78 - title.size(), '=');
@@ -137,9 +134,8 @@ static Check check_copy(const DeviceBuffer<char>& dst, size_t bytes) {
     return {wrong == 0, wrong == 0 ? "every byte is the source's" : strf("%zu bytes differ from the source", wrong)};
 }
 
-// Device-to-device copies of 16 MiB to 1 GiB (read and written: the measured memory roof) and the
-// FMA kernel (a point near the compute roof), against your theoretical peaks of steps 3-5. The
-// last section (the largest copy and the FMA kernel) is the plot: the roofline every other
+// Copies of 16 MiB to 1 GiB (the measured memory roof) and the FMA kernel (a point near the compute
+// roof) against your peaks of steps 3-5. The last section is the plot: the roofline every other
 // exercise's plot is read against.
 static int run_bench(const Program& p, int device) {
     CUDA_CHECK(cudaSetDevice(device));

@@ -57,15 +57,14 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
         const std::vector<uint8_t> got = spare.download();
         return Check{got == start, lattice_difference(got, start, w)};
     };
-    if (generations == 1)
-        rows.push_back(copy_row("cudaMemcpy device to device", spare.get(), first.get(), cells, copied, RowKind::baseline));
+    if (generations == 1)  // (each step's run leaves first and spare where they are now: see advance)
+        rows.push_back(copy_row("cudaMemcpy device to device", spare.get(), first.get(), cells, copied,
+                                RowKind::baseline));
     m.section(title, Work{}, rows);
 }
 
-// The default run (every selected step, `generations` generations from `start`) or --bench: 1000
-// generations on lattices that fit one block (what a launch costs), then one generation on large
-// lattices against cudaMemcpy of the lattice (what bandwidth allows). Cell updates per second, and
-// the GB/s they take.
+// The default run (every selected step from `start`) or --bench (what a launch costs, then what
+// bandwidth allows): cell updates per second, and the GB/s they take.
 static int run(const Program& p, int w, int h, long long generations, const Start& start) {
     const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{1, 1, false};
     const DeviceFacts dev =

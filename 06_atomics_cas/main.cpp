@@ -76,8 +76,9 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
     Measurements table(t, cfg, p.outputs());
     if (!p.bench) {
         Workload w(n, addresses, cas_n, p.seed);
-        print_run_header("n threads update one place in memory,", strf("n = %zu (cas_add: %zu),\ncontention over %zu address%s",
-                                                                      n, w.cas_n, addresses, addresses == 1 ? "" : "es"));
+        print_run_header("n threads update one place in memory,",
+                         strf("n = %zu (cas_add: %zu),\ncontention over %zu address%s", n, w.cas_n, addresses,
+                              addresses == 1 ? "" : "es"));
         measure(table, p, "", w, true, true);
         return table.finish() ? 1 : 0;
     }

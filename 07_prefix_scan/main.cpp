@@ -73,13 +73,13 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
 }
 
 // The default run (n ints and floats, every check) or --bench (2^25 and 2^28 ints, the int
-// inclusive scan checked exactly), in one table: GB/s of the 8n bytes a scan must move, against
-// CUB and the DRAM peak.
+// inclusive scan checked exactly): GB/s of the 8n bytes a scan must move, against CUB.
 static int run(const Program& p, size_t n) {
     const DeviceFacts dev =
         p.bench ? print_bench_header("inclusive scans of int, 2^25 and 2^28 elements", BenchConfig{})
-                : print_run_header("Prefix sums", strf("n = %zu; int inputs in [-9, 9] (compared exactly), float\ninputs in "
-                                                       "[0, 1) (compared with the double-precision reference within a tolerance)", n));
+                : print_run_header("Prefix sums", strf("n = %zu; int inputs in [-9, 9] (compared exactly), float\n"
+                                                       "inputs in [0, 1) (compared with the double-precision reference "
+                                                       "within a tolerance)", n));
     TableSpec t;
     t.title = "inclusive scan of n ints";
     t.ops_name = "additions";

@@ -92,7 +92,8 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
             CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice));
             cub.thrust_sort(d_out.get(), n);
         }, RowKind::reference, 44, kSortKeys));
-        rows.push_back(copy_row("cudaMemcpy (device to device)", d_out.get(), d_plain.get(), plain, RowKind::reference, {"8"}));
+        rows.push_back(copy_row("cudaMemcpy (device to device)", d_out.get(), d_plain.get(), plain, RowKind::reference,
+                                {"8"}));
     }
     table.section(title, Work{}, rows);
 }

@@ -516,7 +516,7 @@ TEST_CASE("host: measure: a comparison is a row's check; a rate of operations na
     CHECK(t.ops_name == "keys");
 }
 
-TEST_CASE("host: measure: the plot keeps a table's own compute roof; operations that are not FLOP get none by default") {
+TEST_CASE("host: measure: the plot keeps a table's own compute roof; a table of keys gets none by default") {
     TableSpec own;
     own.compute_roof = 989.4e12;
     own.compute_roof_name = "BF16 tensor peak 989 TFLOP/s";
