@@ -110,17 +110,7 @@ inline Timing time_gpu(const std::function<void()>& run, BenchConfig cfg = {}) {
     return t;
 }
 
-// The reference for memory-bound kernels: cudaMemcpy device-to-device of `bytes` bytes.
-// Returns its median time; its bandwidth counts bytes read plus bytes written (2 * bytes).
-inline Timing time_device_copy(size_t bytes, BenchConfig cfg = {}) {
-    DeviceBuffer<char> src(bytes), dst(bytes);
-    CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
-    return time_gpu([&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes,
-                                                     cudaMemcpyDeviceToDevice)); }, cfg);
-}
-
 inline double gb_per_s(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0; }
-inline double gflop_per_s(double flop, double ms) { return ms > 0 ? flop / (ms * 1e-3) / 1e9 : 0; }
 
 // printf into a std::string, for table cells.
 inline std::string strf(const char* format, ...) {

@@ -22,6 +22,9 @@
 // sort of pairs). finish() writes every section's rows to --csv FILE and the last section as a
 // roofline to --plot FILE (roofline_svg.h).
 //
+// Rows that many exercises measure are made here once: copy_row (cudaMemcpy device to device,
+// checked, drawn as a measured roof) and check_of (a Comparison with the CPU as a row's check).
+//
 // With COURSE_PROFILE=1 in the environment every row runs exactly once inside an NVTX range
 // named by its label ("step 3 sequential"; other rows by their name) and nothing is timed:
 // `make profile-NN` runs the program that way under Nsight Compute and files each kernel
