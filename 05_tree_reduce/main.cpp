@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
         require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
         return run_volatile_demo(n, block, p.seed);
     }
-    // Host: the input (and the copy DeviceBuffer uploads from). GPU: input, its copy, scratch, CUB's storage
-    // (about as large as the scratch).
+    // Host: the input and the copy row's download of its copy. GPU: input, its copy, scratch, CUB's
+    // storage (about as large as the scratch).
     require_memory(p, "--n", 8.0 * n, 8.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
     return run(p, n, block);
 }
