@@ -633,27 +633,3 @@ TEST_CASE("host: the pictures of a run: a GIF and numbered PGM frames in a folde
     CHECK_FALSE(RunPictures("", "", 3, 2, 1, 10).wanted());
     fs::remove_all(tmp);
 }
-
-TEST_CASE("host: --gif and --frames paths are checked before the run, and the check leaves nothing behind") {
-    namespace fs = std::filesystem;
-    const fs::path tmp = fs::temp_directory_path() / "life_tests_paths";
-    fs::create_directories(tmp / "folder");
-    std::ofstream(tmp / "old.gif") << "old";
-    const std::string t = tmp.string();
-    CHECK(why_not_writable_file(t + "/new.gif") == "");
-    CHECK_FALSE(fs::exists(tmp / "new.gif"));
-    CHECK(why_not_writable_file(t + "/old.gif") == "");
-    CHECK(fs::file_size(tmp / "old.gif") == 3);  // not truncated by the check
-    CHECK(why_not_writable_file(t + "/folder") == "'" + t + "/folder' is a folder; give a file name such as life.gif");
-    CHECK(why_not_writable_file(t + "/no/x.gif") == "the folder '" + t + "/no' does not exist");
-    CHECK(why_not_writable_file("/proc/x.gif").find("cannot be created") != std::string::npos);
-    CHECK(why_not_writable_folder(t + "/folder") == "");
-    CHECK(fs::is_empty(tmp / "folder"));
-    CHECK(why_not_writable_folder(t + "/frames/") == "");
-    CHECK_FALSE(fs::exists(tmp / "frames"));
-    CHECK(why_not_writable_folder(t + "/old.gif") == "'" + t + "/old.gif' is a file, not a folder");
-    CHECK(why_not_writable_folder(t + "/no/frames") ==
-          "the folder '" + t + "/no' does not exist (only the last folder of the path is made)");
-    CHECK(why_not_writable_folder("/proc/frames").find("cannot make the folder") != std::string::npos);
-    fs::remove_all(tmp);
-}

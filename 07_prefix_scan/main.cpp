@@ -157,10 +157,9 @@ int main(int argc, char** argv) {
     const size_t n = p.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const bool racy = p.flag("--racy-demo");
     p.not_with_bench({"--n", "--racy-demo"});
+    p.not_with("--kernel", "--racy-demo", "the demo runs no step");
+    p.not_with("--n", "--racy-demo", "the demo always scans 1024 elements, one block");
     p.finish();
-    if (racy && p.given("--kernel")) p.fail("--kernel", "--racy-demo runs no step; drop one of the two");
-    if (racy && p.given("--n"))
-        p.fail("--n", "--racy-demo always scans 1024 elements (one block); drop one of the two");
 
     if (racy) {
         require_gpu(p.program().c_str());
