@@ -197,29 +197,28 @@ $(BUILD)/common/baselines/%.o: common/baselines/%.cpp $(FLAGS_STAMP)
 # ---- Per-exercise rules -----------------------------------------------------------------------
 VARIANTS := solution starter pristine
 
-# $(1) folder, $(2) number: read the folder's exercise.mk into NN-prefixed variables.
-define LOAD_SETTINGS
-LIBS :=
-BASELINES :=
-SANITIZE_ARGS :=
-SANITIZE_DEMO :=
-PROFILE_ARGS :=
-PROFILE_KERNELS :=
-PROFILE_COLUMNS :=
-PROFILE_LAUNCHES := 64
-PROFILE_ONCE :=
--include $(1)/exercise.mk
-LIBS_$(2) := $$(LIBS)
-BASELINES_$(2) := $$(BASELINES)
-SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
-SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
-PROFILE_ARGS_$(2) := $$(PROFILE_ARGS)
-PROFILE_KERNELS_$(2) := $$(PROFILE_KERNELS)
-PROFILE_COLUMNS_$(2) := $$(PROFILE_COLUMNS)
-PROFILE_LAUNCHES_$(2) := $$(PROFILE_LAUNCHES)
-PROFILE_ONCE_$(2) := $$(PROFILE_ONCE)
-endef
+# ---- An exercise's settings: NN_x/exercise.mk (make variables; every key optional) ----------
+#   LIBS              extra link flags, e.g. -lgif, -lcublas
+#   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum
+#   SANITIZE_ARGS     the program's options for make sanitize-NN: small, but reaching every code
+#                     path (every step runs, a partial last block, more than one block)
+#   SANITIZE_DEMO     options of a deliberately racy demo that racecheck must catch
+#   PROFILE_ARGS      program options of a representative size for make profile-NN
+#   PROFILE_KERNELS   STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
+#   PROFILE_COLUMNS   profile-NN's own counters: "plain-words header = ncu formula; ..."
+#   PROFILE_LAUNCHES  the most kernel launches profile-NN profiles (default 64)
+#   PROFILE_ONCE      1: profile-NN profiles only the first launch of each kernel
+# Each key is read into KEY_NN (LIBS_02, ...); EXERCISE_DEFAULT_KEY is its default.
+EXERCISE_KEYS := LIBS BASELINES SANITIZE_ARGS SANITIZE_DEMO \
+                 PROFILE_ARGS PROFILE_KERNELS PROFILE_COLUMNS PROFILE_LAUNCHES PROFILE_ONCE
+EXERCISE_DEFAULT_PROFILE_LAUNCHES := 64
 
+# $(1) folder, $(2) number: read the folder's exercise.mk into NN-suffixed variables.
+define LOAD_SETTINGS
+$$(foreach k,$$(EXERCISE_KEYS),$$(eval $$(k) := $$(EXERCISE_DEFAULT_$$(k))))
+-include $(1)/exercise.mk
+$$(foreach k,$$(EXERCISE_KEYS),$$(eval $$(k)_$(2) := $$$$($$(k))))
+endef
 
 # $(1) folder, $(2) number, $(3) name
 define EXERCISE_RULES
@@ -281,9 +280,7 @@ sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
-	@PROFILE_ARGS=$(call shell_quote,$(PROFILE_ARGS_$(2))) PROFILE_KERNELS=$(call shell_quote,$(PROFILE_KERNELS_$(2))) \
-	  PROFILE_COLUMNS=$(call shell_quote,$(PROFILE_COLUMNS_$(2))) PROFILE_LAUNCHES=$(call shell_quote,$(PROFILE_LAUNCHES_$(2))) \
-	  PROFILE_ONCE=$(call shell_quote,$(PROFILE_ONCE_$(2))) \
+	@$(foreach k,$(filter PROFILE_%,$(EXERCISE_KEYS)),$(k)=$(call shell_quote,$($(k)_$(2)))) \
 	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL)
 endef
 
