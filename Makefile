@@ -222,6 +222,10 @@ endef
 
 # $(1) folder, $(2) number, $(3) name
 define EXERCISE_RULES
+# What common/sanitize.sh runs for this exercise: FOLDER PROGRAM 'ARGS' 'DEMO ARGS'.
+SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANITIZE_ARGS_$(2))) $(call shell_quote,$(SANITIZE_DEMO_$(2)))
+SANITIZE_SPECS += $$(SANITIZE_SPEC_$(2))
+SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 $(2)_SUPPORT := $(filter-out $(1)/starter.cu $(1)/solution.cu $(1)/main.cpp $(1)/tests.cpp,$(wildcard $(1)/*.cu $(1)/*.cpp))
 $(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT)) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
@@ -276,8 +280,7 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-	@bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
-	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
+	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $(SANITIZE_SPEC_$(2))
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
 	@$(foreach k,$(filter PROFILE_%,$(EXERCISE_KEYS)),$(k)=$(call shell_quote,$($(k)_$(2)))) \
@@ -310,6 +313,8 @@ $(PROFILE_TOOL): $(BUILD)/common/profile_table.o
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(CXX) $^ -o $@
 ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL)
+SANITIZE_SPECS :=
+SANITIZE_BINARIES :=
 KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o $(BUILD)/common/profile_table.o
 
 $(foreach e,$(EXERCISES),$(eval $(call LOAD_SETTINGS,$(e),$(firstword $(subst _, ,$(e))))))
@@ -335,10 +340,11 @@ check:
 status:
 	@bash common/status.sh $(EXERCISES)
 
+# Every solution's runs in one parallel batch (common/sanitize.sh), once everything is built.
 sanitize:
-	@bash common/sanitize.sh --need-gpu || exit 2; \
-	  failed=0; for n in $(numbers); do $(MAKE) --no-print-directory sanitize-$$n || failed=1; done; \
-	  if [ $$failed = 0 ]; then echo "sanitize: every solution is clean"; else echo "sanitize: FAILED (see above)"; exit 1; fi
+	@bash common/sanitize.sh --need-gpu || exit 2
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SANITIZE_BINARIES)
+	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $(SANITIZE_SPECS)
 
 doctor:
 	@NVCC=$(call shell_quote,$(NVCC)) ARCH=$(call shell_quote,$(ARCH)) ARCH_FLAGS=$(call shell_quote,$(ARCH_FLAGS)) \
