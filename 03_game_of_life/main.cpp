@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
                step_names(kSteps), {}, "the two benchmark tables"});
     const std::string size_text = p.text("--size", "160x120");
     const long long generations = (long long)p.size("--generations", 100, 0, (size_t)1 << 30);
-    const std::string pattern_arg = p.text("--pattern", "");
+    const std::string pattern_arg = p.input_file("--pattern", "", ".rle .cells");
     const std::string at_text = p.text("--at", "");
     const double density = p.real("--density", 0.25, 0.0, 1.0);
     const bool watch = p.flag("--watch");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -532,9 +533,9 @@ TEST_CASE("host: a pattern file is read as it streams in: junk stops at its firs
     // 20 MB of NUL bytes, one "line": refused at its first bytes, long before it is read whole.
     for (const char* name : {"junk.cells", "junk.rle"}) {
         std::ofstream(tmp / name, std::ios::binary) << std::string(20 << 20, '\0');
-        const auto start = std::chrono::steady_clock::now();
+        const std::clock_t start = std::clock();  // CPU time, all threads: steady on a busy machine
         CHECK_THROWS_WITH(load_pattern((tmp / name).string(), 20000, 20000), doctest::Contains(":1: "));
-        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+        CHECK((double)(std::clock() - start) / CLOCKS_PER_SEC < 0.5);
     }
     // A comment line longer than any header or row is passed over, not kept.
     std::ofstream(tmp / "long.rle") << "#C " << std::string(3 << 20, 'c') << "\nx = 1, y = 1\no!\n";
@@ -563,7 +564,7 @@ TEST_CASE("host: a pattern whose bytes never come is given up after the reader's
     }
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(waited >= 0.3);
-    CHECK(waited < 3);
+    CHECK(waited < 30);  // it gave up (generously: a loaded machine may be slow to wake it)
     close(fds[1]);
     // Bytes that come slowly but keep coming are read.
     REQUIRE(pipe(fds) == 0);

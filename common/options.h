@@ -61,8 +61,8 @@ struct OptionList {
 // One declared option, as --list-options prints it.
 struct DeclaredOption {
     std::string name;
-    std::string kind;      // size, integer, real, choice, flag, text, output-file, output-folder
-    std::string values;    // "lo..hi", "a,b,c" (a choice), ".gif" (the kind of file written), or "-"
+    std::string kind;      // size, seed, integer, real, choice, flag, text, input-file, output-file, output-folder
+    std::string values;    // "lo..hi", "a,b,c" (a choice), ".gif" (the kinds of file read or written), or "-"
     std::string def;       // the default as typed, "" for none
     std::vector<std::string> not_with, only_with, only_kernels;
 };
@@ -165,6 +165,16 @@ public:
     // Any text but the empty one (an empty file name or pattern is always a mistake).
     std::string text(const std::string& name, const std::string& def) {
         declare(name, "text", "-", def);
+        return text_value(name, def);
+    }
+
+    // The path of a file the program reads, of one of the kinds `extensions` (".rle .cells"):
+    // text like text(); recorded as an input file, so that the bad-input suite tries missing,
+    // unreadable and junk files on it. The program's reader checks the file itself.
+    std::string input_file(const std::string& name, const std::string& def, const std::string& extensions) {
+        std::string kinds = extensions;
+        std::replace(kinds.begin(), kinds.end(), ' ', ',');
+        declare(name, "input-file", kinds, def);
         return text_value(name, def);
     }
 

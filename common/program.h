@@ -70,6 +70,7 @@ public:
         if (!spec.steps.empty()) {
             kernel = choice("--kernel", "all", kernels);
             seed = size("--seed", 1, 0);
+            declared("--seed").kind = "seed";  // a count, but of nothing that takes memory or time
         }
         bench = spec.bench.empty() ? false : flag("--bench");
         if (!spec.steps.empty() && !spec.bench.empty())

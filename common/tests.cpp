@@ -124,7 +124,7 @@ TEST_CASE("host: options: --list-options lists what the program reads, with kind
     }
     CHECK(list ==
           "--kernel  choice        one,two,lib,all  default=all  not-with=--bench\n"
-          "--seed    size          0..18446744073709551615  default=1\n"
+          "--seed    seed          0..18446744073709551615  default=1\n"
           "--bench   flag          -\n"
           "--n       size          1..100  default=5  not-with=--bench\n"
           "--a       real          -1..1e+30  default=2.5  not-with=--watch  only-kernels=two,lib\n"
