@@ -84,7 +84,9 @@ endif
 ifneq ($(if $(NCU),$(call one_word,$(NCU)),y),y)
   $(error NCU must be Nsight Compute's ncu, one word such as /usr/local/cuda/bin/ncu (got '$(call shown,$(NCU))'))
 endif
-ifneq ($(and $(call one_word,$(ARCH)),$(or $(filter auto native fat,$(ARCH)),$(filter sm_%,$(ARCH)))),$(ARCH))
+# sm_ then digits, maybe an a or an f (sm_90a, sm_100f): which of those nvcc knows is asked below.
+arch_digits = $(patsubst %a,%,$(patsubst %f,%,$(patsubst sm_%,%,$(filter sm_%,$(1)))))
+ifneq ($(and $(call one_word,$(ARCH)),$(or $(filter auto native fat,$(ARCH)),$(if $(and $(call arch_digits,$(ARCH)),$(if $(call not_digits,$(call arch_digits,$(ARCH))),,y)),$(ARCH)))),$(ARCH))
   $(error ARCH must be auto, native, fat or a target such as sm_89 (got '$(call shown,$(ARCH))'))
 endif
 
@@ -137,8 +139,9 @@ ifneq ($(BUILDING),)
   ifeq ($(ARCH)$(HAVE_GPU),native)
     $(error ARCH=native compiles for the GPU of this machine, and nvidia-smi finds none: use ARCH=fat or a target such as ARCH=sm_89)
   endif
-  # Everything is built under build/: a checkout that cannot be written there gets one line.
-  ifeq ($(shell { [ -d $(BUILD) ] && [ -w $(BUILD) ]; } || { [ ! -e $(BUILD) ] && [ -w . ]; } && echo y),)
+  # Everything is built under build/: a checkout where it cannot be made gets one line. (A
+  # build/ that exists but cannot be written is fine while nothing needs rebuilding.)
+  ifeq ($(shell [ -e $(BUILD) ] || [ -w . ] && echo y),)
     $(error make builds the course's programs in $(CURDIR)/$(BUILD)/ and cannot write there: copy the course into a folder you own (or make this one writable))
   endif
 endif
