@@ -18,13 +18,15 @@ name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 # ---- Options you may set on the command line ------------------------------------------------
 # USE: starter (your file) or solution (the reference). ARGS: passed to the program (run,
 # bench) or to doctest (test); quotes group words, nothing else is special. ARCH: auto, native,
-# fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead.
+# fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead;
+# REQUIRE_GPUS=N: also a machine with fewer than N GPUs (for the cases that need several).
 # TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel). NCU: the Nsight
 # Compute profiler for profile-NN, when it is not on PATH or in the toolkit. NVCC: the CUDA
 # compiler, when it is not on PATH. JOBS: parallel compiles (check, sanitize). V=1: full lines.
 USE          ?= starter
 ARCH         ?= auto
 REQUIRE_GPU  ?= 0
+REQUIRE_GPUS ?= 0
 TEST_TIMEOUT ?= 300
 NCU          ?=
 NVCC         ?= nvcc
@@ -33,7 +35,7 @@ V            ?= 0
 # ARGS is taken as typed: make expands nothing in it ($(shell ...), $HOME, $$ stay as they are);
 # common/with_args.sh splits it into words at blanks outside quotes, and runs nothing.
 override ARGS := $(value ARGS)
-export ARGS TEST_TIMEOUT REQUIRE_GPU
+export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS
 
 # Make runs in the course's folder: every path here is relative to it.
 ifeq ($(wildcard common/check.sh),)
@@ -69,6 +71,9 @@ endif
 ifneq ($(call is_one_of,REQUIRE_GPU,0 1),y)
   $(error REQUIRE_GPU must be 0 or 1 (got '$(call shown,$(REQUIRE_GPU))'))
 endif
+ifneq ($(if $(and $(call one_word,$(REQUIRE_GPUS)),$(if $(call not_digits,$(REQUIRE_GPUS)),,y),$(filter 1 2,$(words $(call digit_marks,$(REQUIRE_GPUS))))),y),y)
+  $(error REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '$(call shown,$(REQUIRE_GPUS))'))
+endif
 ifneq ($(call is_one_of,V,0 1),y)
   $(error V must be 0 or 1 (got '$(call shown,$(V))'))
 endif
@@ -92,7 +97,7 @@ endif
 
 # Goals that compile (all but these): the compiler, the architecture and a writable build/ are
 # checked only for them, so that `make help` or `make doctor` work on any machine.
-NON_BUILDING_GOALS := help doctor clean
+NON_BUILDING_GOALS := help doctor clean hint hint-%
 BUILDING := $(filter-out $(NON_BUILDING_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL)))
 
 # ---- Toolchain ------------------------------------------------------------------------------
@@ -146,7 +151,7 @@ ifneq ($(BUILDING),)
   endif
 endif
 
-INCLUDES  := -Icommon -Icommon/baselines $(if $(wildcard .deps/usr/include),-I$(DEPS)/include)
+INCLUDES  := -Icommon -Icommon/baselines -I$(DEPS)/include
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) $(INCLUDES) -Xcompiler=-Wall,-Wextra,-Wno-unused-parameter -MMD -MP
 CXXFLAGS  := -std=c++17 -O2 -g -Wall -Wextra $(INCLUDES) -I$(CUDA_HOME)/include -MMD -MP
 # Starters declare variables that the TODOs will use: silence "declared/set but never used" there.
@@ -154,7 +159,7 @@ STARTER_FLAGS := -diag-suppress=177,550 -Xcompiler=-Wno-unused-variable,-Wno-unu
 LDFLAGS   := $(ARCH_FLAGS) -Xlinker -rpath=$(CUDA_LIB)
 # Exercise programs (build/NN_x/VARIANT/program) also look in .deps; written with $$$$ because
 # the exercise rules below are expanded twice (call, then eval) before the shell sees $ORIGIN.
-EX_LDFLAGS := $(LDFLAGS) $(if $(wildcard .deps/usr/lib/x86_64-linux-gnu),-L$(DEPS_LIB) -Xlinker -rpath='$$$$ORIGIN/../../../$(DEPS_LIB)')
+EX_LDFLAGS := $(LDFLAGS) -L$(DEPS_LIB) -Xlinker -rpath='$$$$ORIGIN/../../../$(DEPS_LIB)'
 
 ifeq ($(V),1)
   Q :=
@@ -187,7 +192,7 @@ endif
 # just before the first compile that needs them; `make run-01` needs neither.
 DEPS_STAMP := $(BUILD)/deps-doctest.ok
 $(BUILD)/deps-%.ok: common/setup_deps.sh
-	@mkdir -p $(@D) && bash common/setup_deps.sh $* && touch $@
+	@mkdir -p $(@D) && NVCC=$(call shell_quote,$(NVCC)) bash common/setup_deps.sh $* && touch $@
 
 # ---- Library baselines shared by exercises (common/baselines/) -----------------------------------
 $(BUILD)/common/baselines/%.o: common/baselines/%.cu $(FLAGS_STAMP)
@@ -206,14 +211,13 @@ VARIANTS := solution starter pristine
 #   SANITIZE_ARGS     the program's options for make sanitize-NN: small, but reaching every code
 #                     path (every step runs, a partial last block, more than one block)
 #   SANITIZE_DEMO     options of a deliberately racy demo that racecheck must catch
+#   SANITIZE_SKIP     test cases the sanitizers leave out besides the "(large)" ones (doctest
+#                     wildcards, comma-separated): cases whose kernels are a library's own
 #   PROFILE_ARGS      program options of a representative size for make profile-NN
-#   PROFILE_KERNELS   STEP=KERNEL ...: the kernels profile-NN profiles, and the step of each
 #   PROFILE_COLUMNS   profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES  the most kernel launches profile-NN profiles (default 64)
-#   PROFILE_ONCE      1: profile-NN profiles only the first launch of each kernel
 # Each key is read into KEY_NN (LIBS_02, ...); EXERCISE_DEFAULT_KEY is its default.
-EXERCISE_KEYS := LIBS BASELINES SANITIZE_ARGS SANITIZE_DEMO \
-                 PROFILE_ARGS PROFILE_KERNELS PROFILE_COLUMNS PROFILE_LAUNCHES PROFILE_ONCE
+EXERCISE_KEYS := LIBS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
 EXERCISE_DEFAULT_PROFILE_LAUNCHES := 64
 
 # $(1) folder, $(2) number: read the folder's exercise.mk into NN-suffixed variables.
@@ -225,29 +229,31 @@ endef
 
 # $(1) folder, $(2) number, $(3) name
 define EXERCISE_RULES
-# What common/sanitize.sh runs for this exercise: FOLDER PROGRAM 'ARGS' 'DEMO ARGS'.
-SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANITIZE_ARGS_$(2))) $(call shell_quote,$(SANITIZE_DEMO_$(2)))
+# What common/sanitize.sh runs for this exercise: FOLDER PROGRAM 'ARGS' 'DEMO ARGS' 'SKIP'.
+SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANITIZE_ARGS_$(2))) \
+                      $(call shell_quote,$(SANITIZE_DEMO_$(2))) $(call shell_quote,$(SANITIZE_SKIP_$(2)))
 SANITIZE_SPECS += $$(SANITIZE_SPEC_$(2))
 SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 $(2)_SUPPORT := $(filter-out $(1)/starter.cu $(1)/solution.cu $(1)/main.cpp $(1)/tests.cpp,$(wildcard $(1)/*.cu $(1)/*.cpp))
 $(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT)) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
-$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok)
+$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok) \
+                  $(if $(findstring -lnccl,$(LIBS_$(2))),$(BUILD)/deps-nccl.ok)
 
 $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
 	$(Q)awk -f common/make_starter.awk $$< > $$@
 
-$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP)
+$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP)
+$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP)
+$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$< (the untouched starter)"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
+$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
@@ -330,6 +336,26 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 run-% test-% bench-% sanitize-% build-% profile-%:
 	$(error there is no exercise '$*' (exercises: $(numbers)))
 
+# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
+# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to
+# .progress/NN_x.steps (make clean keeps it), so a hint starts at the first step not passed yet.
+PROGRESS := $(or $(COURSE_PROGRESS_DIR),.progress)
+hint_env = STEP=$(call shell_quote,$(STEP)) LEVEL=$(call shell_quote,$(LEVEL)) COURSE_PROGRESS_DIR=$(call shell_quote,$(PROGRESS))
+ifeq ($(USE),starter)
+  $(foreach e,$(EXERCISES),$(eval test-$(firstword $(subst _, ,$(e))): export COURSE_STEPS_LOG := $(PROGRESS)/$(e).steps))
+  $(foreach n,$(numbers),$(eval test-$(n): | $(PROGRESS)))
+endif
+$(PROGRESS):
+	@mkdir -p $@ 2>/dev/null || true  # if it cannot be made, the tests still run and say so
+.PHONY: hint
+hint:
+	$(error say which exercise's hint: make hint-NN (exercises: $(numbers)))
+# Bad input (no such exercise, step or level; a malformed hints.md) stops make with one line.
+hint_refuse = $(if $(1),$(error $(1)))
+hint-%:
+	$(call hint_refuse,$(shell $(hint_env) bash common/hints.sh check $(call shell_quote,$*) $(EXERCISES) 2>&1))
+	@$(hint_env) bash common/hints.sh show $(call shell_quote,$*) $(EXERCISES)
+
 # ---- Whole-course targets ---------------------------------------------------------------------
 .PHONY: help all check status sanitize doctor clean
 
@@ -365,8 +391,11 @@ help:
 	@echo "  make profile-NN                  Nsight Compute's counters behind each step, one table"
 	@echo "                                   (ncu at a representative size; ARGS=\"...\" replaces it)"
 	@echo "      add USE=solution to any of these to use the reference solution instead"
-	@echo "  make status                      which steps of each exercise your starters pass"
-	@echo "  make check [REQUIRE_GPU=1]       build everything, test every solution (instructors)"
+	@echo "  make hint-NN [STEP=K] [LEVEL=L]  one more hint for the first step your last test-NN"
+	@echo "                                   did not pass (or for step K; or level L)"
+	@echo "  make status                      which steps of each exercise your starters pass, hints used"
+	@echo "  make check [REQUIRE_GPU=1]       build everything, test every solution (instructors);"
+	@echo "             [REQUIRE_GPUS=N]      N GPUs required: the multi-GPU cases may not skip"
 	@echo "  make sanitize-NN | sanitize      compute-sanitizer (memcheck, racecheck, synccheck,"
 	@echo "                                   initcheck) over the solutions"
 	@echo "  make doctor                      versions, GPUs, architecture, and what is missing"

@@ -27,6 +27,13 @@
 }
 
 // ---- Step 1: the SMs and the launch limits -----------------------------------------------------
+// TODO(step 1): predict, on paper, kBlocksPerSmAt64Registers (device_query.h states the kernel
+//               and the H100's limits): which per-SM limit runs out first?
+// BEGIN SOLUTION
+const long long kBlocksPerSmAt64Registers = 4;  // registers: 65536 / (256 x 64); threads allow 8
+// END SOLUTION
+// STARTER: const long long kBlocksPerSmAt64Registers = -1;  // your prediction
+
 static void fill_limits(int device, DeviceReport& r) {
     // TODO(step 1): fill every step-1 field of r (device_query.h lists them, with units) for
     //               this device, each from exactly one cudaDeviceAttr value read with attr().
@@ -121,6 +128,13 @@ int fp32_cores_per_sm(int cc_major, int cc_minor) {
 }
 
 // ---- Step 5: the roofline ----------------------------------------------------------------------
+// TODO(step 5): predict, on paper, kSaxpyFlopPerByte (device_query.h): count the FLOP of one
+//               element, and the DRAM bytes it moves.
+// BEGIN SOLUTION
+const double kSaxpyFlopPerByte = 2.0 / 12.0;  // one FMA; x[i] and y[i] read, y[i] written
+// END SOLUTION
+// STARTER: const double kSaxpyFlopPerByte = -1;  // your prediction
+
 double peak_fp32_gflops(int sm_count, int cores_per_sm, int sm_clock_khz) {
     // TODO(step 5): peak FP32 in GFLOP/s if every lane finishes one FMA (2 FLOP) per clock; the
     //               clock is in kHz. An RTX 4090 (128 SMs x 128 lanes at 2520000 kHz) gives

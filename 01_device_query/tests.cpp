@@ -2,6 +2,7 @@
 // each group tests only its own step's code, so finishing a step turns exactly that step to ok.
 // Steps 1-2 are checked against the CUDA runtime on every GPU of the machine; steps 3-5 are pure
 // functions, checked on the host against figures NVIDIA publishes for four GPUs.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -97,6 +98,17 @@ STEP_CASE(kSteps, "limits", "every field equals cudaDeviceGetAttribute, on every
     }
 }
 
+STEP_HOST_CASE(kSteps, "limits", "prediction: blocks of 256 threads at 64 registers each on one H100 SM") {
+    // The H100's per-SM limits (the same as cudaDeviceGetAttribute reports there). A block is
+    // resident only with all its threads, all its registers and a block slot: the scarcest wins.
+    const long long threads_per_sm = 2048, blocks_per_sm = 32, registers_per_sm = 65536;
+    const long long block = 256, registers_per_thread = 64;
+    const long long expected = std::min({threads_per_sm / block, blocks_per_sm,
+                                         registers_per_sm / (block * registers_per_thread)});
+    check_prediction("kBlocksPerSmAt64Registers", (double)kBlocksPerSmAt64Registers, (double)expected,
+                     "per-SM limits: a block needs room for all its threads, a block slot and all its threads' registers");
+}
+
 // ---- step 2 ---------------------------------------------------------------------------------
 STEP_CASE(kSteps, "memory", "every field equals cudaDeviceGetAttribute and cudaMemGetInfo, on every device") {
     for (int d = 0; d < device_count(); ++d) {
@@ -145,7 +157,8 @@ STEP_HOST_CASE(kSteps, "bandwidth", "H100 SXM, 2619 MHz x 5120 bits = 3352 GB/s"
 }
 STEP_HOST_CASE(kSteps, "bandwidth", "all four GPUs, with A100 40GB 1555 GB/s and T4 320 GB/s") {
     for (const Gpu& g : kGpus) {
-        CAPTURE(g.name);
+        const std::string gpu = g.name;  // doctest would print a const char* as a pointer
+        CAPTURE(gpu);
         double got = theoretical_bandwidth_gbs(g.mem_clock_khz, g.bus_bits);
         CAPTURE(got);
         CHECK(rounds_to(got, g.bandwidth_gbs, g.bandwidth_unit));
@@ -163,7 +176,8 @@ STEP_HOST_CASE(kSteps, "bandwidth", "the exact formula, no int overflow, 0 for a
 // ---- step 4 ---------------------------------------------------------------------------------
 STEP_HOST_CASE(kSteps, "fp32_cores", "published core counts (RTX 4090, H100 SXM, A100, T4)") {
     for (const Gpu& g : kGpus) {
-        CAPTURE(g.name);
+        const std::string gpu = g.name;  // doctest would print a const char* as a pointer
+        CAPTURE(gpu);
         CHECK(fp32_cores_per_sm(g.cc_major, g.cc_minor) * g.sm_count == g.total_cores);
     }
 }
@@ -188,7 +202,8 @@ STEP_HOST_CASE(kSteps, "roofline", "RTX 4090, 128 SMs x 128 cores x 2.52 GHz = 8
 }
 STEP_HOST_CASE(kSteps, "roofline", "H100 SXM 66.9, A100 19.5 and T4 8.1 TFLOP/s") {
     for (const Gpu& g : kGpus) {
-        CAPTURE(g.name);
+        const std::string gpu = g.name;  // doctest would print a const char* as a pointer
+        CAPTURE(gpu);
         const int cores = g.total_cores / g.sm_count;  // from the published counts, not step 4
         double tflops = peak_fp32_gflops(g.sm_count, cores, g.sm_clock_khz) / 1000;
         CAPTURE(tflops);
@@ -204,6 +219,13 @@ STEP_HOST_CASE(kSteps, "roofline", "the exact formula, and ridge points in FLOP 
     CHECK(rounds_to(ridge_point(66908.16, 3352.32), 20, 1));
     CHECK(ridge_point(1000.0, 0.0) == 0.0);
     CHECK(ridge_point(1000.0, -5.0) == 0.0);
+}
+
+STEP_HOST_CASE(kSteps, "roofline", "prediction: SAXPY's FLOP per DRAM byte") {
+    // One FMA (2 FLOP) per element; DRAM traffic: x[i] and y[i] read, y[i] written, 4 bytes each.
+    const double flop = 2, bytes = 3 * sizeof(float);
+    check_prediction("kSaxpyFlopPerByte", kSaxpyFlopPerByte, flop / bytes,
+                     "arithmetic intensity: an FMA counts 2 FLOP; count every float read from or written to DRAM", 0.03);
 }
 
 // ---- steps 3 and 5 on this GPU ---------------------------------------------------------------

@@ -3,6 +3,5 @@ SANITIZE_ARGS := --n 100003
 
 # make profile-02: 2^24 floats (64 MB each way); step 1 needs n <= 1024 (try ARGS="--n 1000").
 PROFILE_ARGS     := --n 2^24
-PROFILE_KERNELS  := 1=scale_one_block 2=scale_many_blocks 3=scale_grid_stride 4=scale_vectorized
 PROFILE_COLUMNS  := global load sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum; \
                     global load instructions (thousands) = 0.001 * smsp__inst_executed_op_global_ld.sum

@@ -50,6 +50,12 @@ __global__ void scale_many_blocks(float a, const float* x, float* out, size_t n)
     // END SOLUTION
 }
 
+// TODO(step 2): predict, on paper, kBlocksAt2To31Plus5 (scalar_multiply.h).
+// BEGIN SOLUTION
+const long long kBlocksAt2To31Plus5 = 8388609;  // 2^23 full blocks and one with 5 elements
+// END SOLUTION
+// STARTER: const long long kBlocksAt2To31Plus5 = -1;  // your prediction
+
 void run_many_blocks(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;
     // TODO(step 2): launch enough blocks of block_size threads that every element gets a thread
@@ -75,6 +81,12 @@ __global__ void scale_grid_stride(float a, const float* x, float* out, size_t n)
         out[i] = a * x[i];
     // END SOLUTION
 }
+
+// TODO(step 3): predict, on paper, kElementsOfThread0At2To24 (scalar_multiply.h).
+// BEGIN SOLUTION
+const long long kElementsOfThread0At2To24 = 63;  // 0, S, ..., 62 S < 2^24 with S = 1056 x 256
+// END SOLUTION
+// STARTER: const long long kElementsOfThread0At2To24 = -1;  // your prediction
 
 void run_grid_stride(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;
@@ -115,6 +127,12 @@ __global__ void scale_vectorized(float a, const float* x, float* out, size_t n) 
     for (size_t i = 4 * n4 + first; i < n; i += stride) out[i] = a * x[i];
     // END SOLUTION
 }
+
+// TODO(step 4): predict, on paper, kBytesInFlightPerSm (scalar_multiply.h).
+// BEGIN SOLUTION
+const long long kBytesInFlightPerSm = 32768;  // 2048 threads x one 16-byte float4 each
+// END SOLUTION
+// STARTER: const long long kBytesInFlightPerSm = -1;  // your prediction
 
 void run_vectorized(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;

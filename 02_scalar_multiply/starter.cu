@@ -33,6 +33,9 @@ __global__ void scale_many_blocks(float a, const float* x, float* out, size_t n)
     //               n may exceed 2^31: the index must neither go negative nor wrap around.
 }
 
+// TODO(step 2): predict, on paper, kBlocksAt2To31Plus5 (scalar_multiply.h).
+const long long kBlocksAt2To31Plus5 = -1;  // your prediction
+
 void run_many_blocks(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;
     // TODO(step 2): launch enough blocks of block_size threads that every element gets a thread
@@ -48,6 +51,9 @@ __global__ void scale_grid_stride(float a, const float* x, float* out, size_t n)
     //               elements, and on every pass the grid's threads touch consecutive elements.
     //               No 32-bit overflow anywhere.
 }
+
+// TODO(step 3): predict, on paper, kElementsOfThread0At2To24 (scalar_multiply.h).
+const long long kElementsOfThread0At2To24 = -1;  // your prediction
 
 void run_grid_stride(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;
@@ -71,6 +77,9 @@ __global__ void scale_vectorized(float a, const float* x, float* out, size_t n) 
     //               whole float4s; then the last n % 4 floats, which fill no float4, one by one.
     //               Every element written exactly once, for any n and any grid size.
 }
+
+// TODO(step 4): predict, on paper, kBytesInFlightPerSm (scalar_multiply.h).
+const long long kBytesInFlightPerSm = -1;  // your prediction
 
 void run_vectorized(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;

@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "buffer.h"
@@ -79,47 +78,18 @@ inline const Step<AdvanceFn> kSteps[] = {
 // Live cells in a device lattice of n cells (lattice.cu: a small reduction kernel; synchronises).
 unsigned long long count_alive(const uint8_t* cells, size_t n);
 
-// ---- CPU reference ------------------------------------------------------------------------------
-// Conway's rule B3/S23: a dead cell with exactly 3 live neighbours is born; a live cell with 2 or
-// 3 survives; every other cell is dead in the next generation.
-inline uint8_t life_rule(uint8_t alive, int neighbours) {
-    return (uint8_t)(neighbours == 3 || (alive && neighbours == 2));
-}
+// Predictions: numbers you work out on paper before you run anything, written in starter.cu
+// (its placeholders are -1); the tests of the step they belong to check them.
+// Step 1: how many blocks does run_global launch for a 1000 x 1000 lattice?
+extern const long long kGlobalBlocksAt1000x1000;
+// Step 2: on a 340 x 340 lattice (the largest square whose two copies fit one H100 block), how
+// many cells does thread (0, 0) of life_single_block update in each generation?
+extern const long long kCellsOfThread00At340x340;
+// Step 3: how many cells does one block of life_shared copy into its shared tile (the tile and
+// its halo), for a tile that lies inside a large lattice?
+extern const long long kCellsCopiedPerTile;
 
-// Rows [y_begin, y_end) of one generation, by the torus rule above.
-inline void life_rows_reference(const uint8_t* in, uint8_t* out, int w, int h, int y_begin, int y_end) {
-    for (int y = y_begin; y < y_end; ++y) {
-        const uint8_t* up = in + (size_t)(y == 0 ? h - 1 : y - 1) * w;
-        const uint8_t* mid = in + (size_t)y * w;
-        const uint8_t* down = in + (size_t)(y == h - 1 ? 0 : y + 1) * w;
-        for (int x = 0; x < w; ++x) {
-            int l = x == 0 ? w - 1 : x - 1, r = x == w - 1 ? 0 : x + 1;
-            int n = up[l] + up[x] + up[r] + mid[l] + mid[r] + down[l] + down[x] + down[r];
-            out[(size_t)y * w + x] = life_rule(mid[x], n);
-        }
-    }
-}
-
-// One generation. Large lattices are shared out among CPU threads by rows.
-inline std::vector<uint8_t> life_step_reference(const std::vector<uint8_t>& in, int w, int h) {
-    std::vector<uint8_t> out(in.size());
-    if (in.empty()) return out;
-    const size_t cells = (size_t)w * h;
-    int threads = cells < (1u << 20) ? 1 : (int)std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-    threads = std::min(threads, h);
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(life_rows_reference, in.data(), out.data(), w, h, (int)((long long)h * t / threads),
-                          (int)((long long)h * (t + 1) / threads));
-    life_rows_reference(in.data(), out.data(), w, h, 0, (int)((long long)h / threads));
-    for (auto& th : pool) th.join();
-    return out;
-}
-
-inline std::vector<uint8_t> life_reference(std::vector<uint8_t> cells, int w, int h, long long generations) {
-    for (long long g = 0; g < generations; ++g) cells = life_step_reference(cells, w, h);
-    return cells;
-}
+// The CPU reference that the program and the tests compare with is in life_reference.h.
 
 // A seeded random lattice: each cell alive with probability `density` (counter-based, like
 // compare.h's inputs: cell i depends only on the seed and i).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "game_of_life.h"
+#include "life_reference.h"
 #include "output_file.h"
 #include "patterns.h"
 #include "pictures.h"
@@ -225,6 +226,8 @@ int main(int argc, char** argv) {
     p.only_with("--fps", {"--watch", "--gif"}, "it paces the live view and the GIF");
     p.only_with("--every", {"--watch", "--frames", "--gif"}, "it spaces the frames shown or written");
     p.only_with("--scale", {"--frames", "--gif"}, "it sizes the pictures written");
+    for (const char* file : {"--csv", "--plot"})
+        for (const char* show : {"--watch", "--frames", "--gif"}) p.not_with(file, show, "showing a run prints no table");
     p.finish();
     auto refuse_unless_fine = [&](const char* name, const std::string& why) {
         if (!why.empty()) p.fail(name, why);

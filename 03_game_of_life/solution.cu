@@ -50,6 +50,12 @@ __global__ void life_global(const uint8_t* __restrict__ in, uint8_t* __restrict_
     // END SOLUTION
 }
 
+// TODO(step 1): predict, on paper, kGlobalBlocksAt1000x1000 (game_of_life.h).
+// BEGIN SOLUTION
+const long long kGlobalBlocksAt1000x1000 = 2016;  // 32 columns of blocks x 63 rows of blocks
+// END SOLUTION
+// STARTER: const long long kGlobalBlocksAt1000x1000 = -1;  // your prediction
+
 void run_global(const uint8_t* in, uint8_t* out, int width, int height) {
     if (width <= 0 || height <= 0) return;
     // TODO(step 1): launch life_global with 2D blocks of kGlobalBlockX x kGlobalBlockY threads on
@@ -107,6 +113,12 @@ __global__ void life_single_block(const uint8_t* __restrict__ in, uint8_t* __res
     for (size_t i = thread; i < cells; i += threads) out[i] = cur[i];
     // END SOLUTION
 }
+
+// TODO(step 2): predict, on paper, kCellsOfThread00At340x340 (game_of_life.h).
+// BEGIN SOLUTION
+const long long kCellsOfThread00At340x340 = 121;  // x and y each 0, 32, ..., 320: 11 x 11
+// END SOLUTION
+// STARTER: const long long kCellsOfThread00At340x340 = -1;  // your prediction
 
 size_t single_block_max_cells() {
     int device = 0, optin = 0;
@@ -237,10 +249,10 @@ __device__ __forceinline__ Six row_words(const uint32_t* row, int lane) {
 __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
     life_shared(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h, Access access) {
     // TODO(step 3): fill __shared__ __align__(16) uint32_t tile[kTileRows][kRowWords] (layout above)
-    //               for tile (blockIdx.x * kTileW, blockIdx.y * kTileH), then one barrier. The 34
-    //               rows go round the 8 warps (warps 0-1 load 5, halo rows included; 2-7 load 4),
-    //               lane L's 16 cells to its 4 words (load16); the block's first 68 threads fetch
-    //               the halo cells (cell_at). Every thread loads, even past the edge: see README.
+    //               for the tile at (blockIdx.x * kTileW, blockIdx.y * kTileH): its rows and the
+    //               halo around them, wrapped once (load16, cell_at), then one barrier. All of the
+    //               block's threads share the loading and every one reaches the barrier, even a
+    //               thread whose cells lie past the lattice's edge (README, step 3).
     // BEGIN SOLUTION
     __shared__ __align__(16) uint32_t tile[kTileRows][kRowWords];
     const int lane = threadIdx.x;
@@ -283,11 +295,11 @@ __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
     __syncthreads();
     // END SOLUTION
 
-    // TODO(step 3): update this thread's 16 cells in its kRowsPerThread consecutive tile rows
-    //               (warp y: rows y * kRowsPerThread on) from the shared rows above, at and below
-    //               each (row_words, next_four); keep rows in registers while moving down, so
-    //               each shared row is read once. Store (store16) only rows inside the lattice;
-    //               store16 itself skips cells past the right edge.
+    // TODO(step 3): update this thread's 16 cells (lane L: x0 + 16 L on) in its kRowsPerThread
+    //               consecutive tile rows (warp y: rows y * kRowsPerThread on) from the shared
+    //               rows above, at and below each (row_words, next_four), reading each shared row
+    //               once. Store (store16) only rows inside the lattice; store16 itself skips cells
+    //               past the right edge.
     // BEGIN SOLUTION
     const int r0 = threadIdx.y * kRowsPerThread;
     Six above = row_words(tile[r0], lane);
@@ -307,6 +319,12 @@ __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
     }
     // END SOLUTION
 }
+
+// TODO(step 3): predict, on paper, kCellsCopiedPerTile (game_of_life.h).
+// BEGIN SOLUTION
+const long long kCellsCopiedPerTile = 17476;  // (512 + 2) x (32 + 2): the tile and its halo
+// END SOLUTION
+// STARTER: const long long kCellsCopiedPerTile = -1;  // your prediction
 
 void run_shared(const uint8_t* in, uint8_t* out, int width, int height) {
     if (width <= 0 || height <= 0) return;

@@ -4,7 +4,5 @@ BASELINES     := cub_sum
 
 # make profile-04: the default run (2^24 floats; the matrix of step 5 from the same size).
 PROFILE_ARGS     :=
-PROFILE_KERNELS  := 1=sum_atomic_each 2=sum_block_serial 3=sum_block_tree 4=stats_blocks \
-                    5=sum_rows 5=sum_cols 5=sum_total
 PROFILE_COLUMNS  := L2 atomic requests (thousands) = 0.001 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum; \
                     global load sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum

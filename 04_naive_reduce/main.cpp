@@ -90,7 +90,7 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
         if (!p.selected(s.name)) continue;
         steps.push_back({std::to_string(s.number), s.name, [&, s] { s.run.launch(b); },
                          [&, s] { return check(s.run.output); }, "", [&] { b.poison(); }});
-        if (s.run.output == Output::matrix_sums) steps.back().work = 4.0 * rows * cols;
+        if (s.run.output == Output::matrix_sums) steps.back().work = Work{4.0 * rows * cols, 4.0 * rows * cols};
     }
     StepTable table{"GB/s", 4.0 * n, {"result"},
                     "GB/s counts the input read once (4 bytes per element; rows_cols reads its matrix twice).\n"
@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
     p.not_with("--kernel", "--demo", "the demo runs no step");
     for (const char* input : {"--values", "--rows", "--cols", "--seed"})
         p.not_with(input, "--demo", "the demo sums n ones");
+    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--demo", "the demo prints no table");
     p.finish();
     if (cols == 0) cols = rows ? ceil_div(n, rows) : std::min<size_t>(n, 4096);
     if (rows == 0) rows = ceil_div(n, cols);

@@ -50,6 +50,8 @@ inline unsigned reduce_blocks(size_t n, int block_size) {
 // ---- Step 1: atomic_each ----------------------------------------------------------------------
 // Every thread atomicAdds each of its elements into *sum (zeroed first; 0 for n == 0).
 void run_atomic_each(const float* x, size_t n, float* sum, int block_size);
+// Your prediction (starter.cu, checked by the tests): the float atomic_each leaves for 2^25 ones.
+extern const float kSumOfOnesAtomic;
 
 // ---- Step 2: block_serial ---------------------------------------------------------------------
 // reduce_blocks(n, block_size) blocks; each thread sums its grid-stride elements, the block
@@ -58,8 +60,10 @@ void run_atomic_each(const float* x, size_t n, float* sum, int block_size);
 void run_block_serial(const float* x, size_t n, float* partials, int block_size);
 
 // ---- Step 3: block_tree -----------------------------------------------------------------------
-// The same partials as step 2, but the block combines its values in ceil(log2(blockDim)) steps.
+// The same partials as step 2, but the block combines its values in a tree of rounds.
 void run_block_tree(const float* x, size_t n, float* partials, int block_size);
+// Your prediction: the rounds block_tree_sum needs for a block of 96 threads.
+extern const long long kTreeRounds96;
 
 // The host's half of steps 2 and 3: add the per-block partials (in double) and round once.
 inline float finish_sum(const std::vector<float>& partials) {
@@ -84,6 +88,8 @@ struct Stats {
 
 // reduce_blocks(n, block_size) blocks, each writing the summary of its elements to partials.
 void run_stats(const float* x, size_t n, Stats* partials, int block_size);
+// Your prediction: the bytes of dynamic shared memory run_stats asks for with blocks of 256.
+extern const long long kStatsSharedBytes256;
 
 // The final answer. For n == 0: count 0, mean and variance NaN (0 / 0: there is no value to
 // report), min = +inf and max = -inf (the empty min and max, as for the merge).

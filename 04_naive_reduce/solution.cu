@@ -32,10 +32,10 @@ __global__ void sum_atomic_each(const float* x, size_t n, float* sum) {
 }
 
 void run_atomic_each(const float* x, size_t n, float* sum, int block_size) {
-    // TODO(step 1): *sum must start at 0, also when n == 0 (the sum of nothing), and be zeroed in
-    //               the same stream so that it happens before the kernel runs; then launch
-    //               sum_atomic_each on a bounded grid (reduce_blocks in naive_reduce.h) of
-    //               block_size threads, and check the launch.
+    // TODO(step 1): leave the sum of x[0..n) in *sum (0 for n == 0), launching sum_atomic_each on
+    //               a bounded grid (reduce_blocks in naive_reduce.h) of block_size threads, every
+    //               CUDA call and launch checked. The host does not wait between your calls: what
+    //               makes *sum start from 0 must run before the kernel does.
     // BEGIN SOLUTION
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(float)));
     if (n == 0) return;
@@ -43,6 +43,13 @@ void run_atomic_each(const float* x, size_t n, float* sum, int block_size) {
     CUDA_CHECK_LAUNCH();
     // END SOLUTION
 }
+
+// TODO(step 1): predict: what float does atomic_each leave in *sum for 2^25 ones? (Work it out
+//               from how many significant bits a float has; the tests check your number.)
+// BEGIN SOLUTION
+const float kSumOfOnesAtomic = 16777216.0f;  // 2^24: from there on, 2^24 + 1 rounds back to 2^24
+// END SOLUTION
+// STARTER: const float kSumOfOnesAtomic = -1;  // your prediction
 
 // ---- Step 2: block_serial ---------------------------------------------------------------------
 // Threads of one block can share data through shared memory and wait for each other with
@@ -62,13 +69,13 @@ __device__ float thread_sum(const float* x, size_t n) {
     // STARTER: return 0.0f;
 }
 
-// Launched with blockDim.x floats of dynamic shared memory (the third <<<>>> argument), so the
-// array is as long as the block, whatever its size.
+// Launched with blockDim.x * sizeof(float) bytes of dynamic shared memory (the third <<<>>>
+// argument counts bytes): room for one float per thread, whatever the block size.
 __global__ void sum_block_serial(const float* x, size_t n, float* partials) {
-    // TODO(step 2): each thread puts its thread_sum in the dynamic shared array (extern
-    //               __shared__, blockDim.x floats); once all are there, thread 0 alone adds them
-    //               in order and writes the block's total to partials[blockIdx.x]. Every thread
-    //               of the block must reach the barrier.
+    // TODO(step 2): partials[blockIdx.x] = the block's thread_sums added in thread order by
+    //               thread 0 alone, after every thread has put its own in dynamic shared memory.
+    //               Before writing: which threads must reach the barrier, and what goes wrong
+    //               if it sits inside thread 0's branch?
     // BEGIN SOLUTION
     extern __shared__ float values[];
     values[threadIdx.x] = thread_sum(x, n);
@@ -89,17 +96,17 @@ void run_block_serial(const float* x, size_t n, float* partials, int block_size)
 
 // ---- Step 3: block_tree -----------------------------------------------------------------------
 // Thread 0 of step 2 does blockDim.x - 1 additions while the others wait. A tree does the same
-// additions in ceil(log2(blockDim.x)) rounds: in each round the upper part of the values is
-// added onto the lower part, so the count of values left roughly halves.
+// additions in rounds: in one round many threads each add a pair of values at the same time, so
+// the count of values still to combine roughly halves from round to round.
 
 // Every thread of the block calls this with its value v and the block's shared array s (at
 // least blockDim.x floats); every thread gets the block's total. It contains barriers, so it
 // must be called by all threads of the block, or by none.
 __device__ float block_tree_sum(float v, float* s) {
-    // TODO(step 3): combine the block's values in s in about log2(blockDim.x) rounds, each folding
-    //               the upper part onto the lower, for ANY block size from 1 to 1024 (not only
-    //               powers of two); every thread returns the total. Every thread reaches every
-    //               barrier, and the caller may write s again as soon as this returns.
+    // TODO(step 3): every thread returns the sum of the block's values v, combined in s in about
+    //               log2(blockDim.x) rounds, for ANY block size from 1 to 1024 (96 and 1000 too).
+    //               Every thread reaches every barrier, and the caller may write s again as soon
+    //               as this returns.
     // BEGIN SOLUTION
     const unsigned t = threadIdx.x;
     s[t] = v;
@@ -116,6 +123,14 @@ __device__ float block_tree_sum(float v, float* s) {
     // END SOLUTION
     // STARTER: return 0.0f;
 }
+
+// TODO(step 3): predict: how many rounds does block_tree_sum need for a block of 96 threads, if a
+//               round adds disjoint pairs of values and each value takes part in one addition
+//               at most? (Try 96 on paper, not only powers of two.)
+// BEGIN SOLUTION
+const long long kTreeRounds96 = 7;  // 96 -> 48 -> 24 -> 12 -> 6 -> 3 -> 2 -> 1
+// END SOLUTION
+// STARTER: const long long kTreeRounds96 = -1;  // your prediction
 
 __global__ void sum_block_tree(const float* x, size_t n, float* partials) {
     // TODO(step 3): as step 2, with block_tree_sum combining the block's values.
@@ -169,12 +184,12 @@ __device__ Stats stats_merge(Stats a, Stats b) {
     // STARTER: return a;
 }
 
-// Launched with blockDim.x Stats of dynamic shared memory.
+// Launched with room for blockDim.x Stats of dynamic shared memory (run_stats below).
 __global__ void stats_blocks(const float* x, size_t n, Stats* partials) {
-    // TODO(step 4): each thread summarises its grid-stride elements (from stats_empty()); the block
-    //               merges the blockDim.x summaries in dynamic shared memory (an extern __shared__
-    //               Stats array under a new name: `values` is already a float array) with step 3's
-    //               rounds and barriers; thread 0 writes the block's summary to partials[blockIdx.x].
+    // TODO(step 4): partials[blockIdx.x] = the summary of the block's elements: each thread
+    //               summarises its grid-stride elements, and the block merges the summaries in
+    //               rounds, as step 3 adds. An extern __shared__ array's name belongs to the
+    //               whole file: the Stats array needs a name that no float array uses.
     // BEGIN SOLUTION
     extern __shared__ Stats summaries[];
     Stats mine = stats_empty();
@@ -194,6 +209,14 @@ __global__ void stats_blocks(const float* x, size_t n, Stats* partials) {
     // END SOLUTION
 }
 
+// TODO(step 4): predict: how many bytes of dynamic shared memory does run_stats ask for with
+//               blocks of 256 threads? (What does the third launch parameter count, and how
+//               large is one Stats, given its fields in naive_reduce.h?)
+// BEGIN SOLUTION
+const long long kStatsSharedBytes256 = 6144;  // 256 * 24: an 8-byte count and four 4-byte floats
+// END SOLUTION
+// STARTER: const long long kStatsSharedBytes256 = -1;  // your prediction
+
 void run_stats(const float* x, size_t n, Stats* partials, int block_size) {
     if (n == 0) return;
     stats_blocks<<<reduce_blocks(n, block_size), block_size, block_size * sizeof(Stats)>>>(x, n, partials);
@@ -208,10 +231,10 @@ void run_stats(const float* x, size_t n, Stats* partials, int block_size) {
 
 // One block per row, the block striding over rows (gridDim.x may be smaller than rows).
 __global__ void sum_rows(const float* m, size_t rows, size_t cols, float* row_sums) {
-    // TODO(step 5): block b sums rows b, b + gridDim.x, ...: its threads add a row's elements in a
-    //               loop across the row, block_tree_sum combines them (extern __shared__ float
-    //               values[]), thread 0 writes row_sums[r]. Every thread of the block must make
-    //               the same number of block_tree_sum calls: it contains barriers.
+    // TODO(step 5): block b writes row_sums[r] for rows r = b, b + gridDim.x, ...; the block's
+    //               threads share each row's elements and combine them with block_tree_sum
+    //               (blockDim.x floats of dynamic shared memory come with the launch). Every
+    //               thread of the block must make the same number of block_tree_sum calls.
     // BEGIN SOLUTION
     extern __shared__ float values[];
     for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -245,8 +268,8 @@ __global__ void sum_cols(const float* m, size_t rows, size_t cols, size_t band, 
 
 // The total is a reduction of the row sums: ONE block, so thread_sum strides by blockDim.x.
 __global__ void sum_total(const float* row_sums, size_t rows, float* total) {
-    // TODO(step 5): ONE block reduces the row sums (thread_sum, block_tree_sum, extern __shared__
-    //               float values[]); thread 0 writes *total.
+    // TODO(step 5): ONE block reduces the row sums with thread_sum and block_tree_sum (blockDim.x
+    //               floats of dynamic shared memory); thread 0 writes *total.
     // BEGIN SOLUTION
     extern __shared__ float values[];
     const float t = block_tree_sum(thread_sum(row_sums, rows), values);

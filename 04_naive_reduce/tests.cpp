@@ -142,6 +142,27 @@ STEP_CASES_RANGE(kSteps, 1, 3, "n = 2^25, mixed signs (large)", [](const auto& s
 STEP_CASE(kSteps, "atomic_each", "2^25 ones stop at exactly 2^24, the serial float sum's limit (large)") {
     CHECK(gpu_sum(kSteps[0].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
 }
+// The students' predictions (starter.cu): each expected value is derived here, on the CPU.
+STEP_HOST_CASE(kSteps, "atomic_each", "prediction kSumOfOnesAtomic: the float atomic_each leaves for 2^25 ones") {
+    // atomic_each is a serial float sum in some order; with ones every order is the same. Do it.
+    float serial = 0.0f;
+    for (size_t i = 0; i < ((size_t)1 << 25); ++i) serial += 1.0f;
+    check_prediction("kSumOfOnesAtomic", kSumOfOnesAtomic, serial,
+                     "how many significant bits a float has, and what 2^24 + 1 rounds to");
+}
+STEP_HOST_CASE(kSteps, "block_tree", "prediction kTreeRounds96: rounds of the tree for a block of 96") {
+    // A round of disjoint pairs at best halves the values left (an odd one out waits): the fewest
+    // rounds are the smallest r with 2^r >= 96.
+    long long rounds = 0;
+    while ((1LL << rounds) < 96) ++rounds;
+    check_prediction("kTreeRounds96", (double)kTreeRounds96, (double)rounds,
+                     "what happens to the odd value out when a round pairs up an odd count of values");
+}
+STEP_HOST_CASE(kSteps, "stats", "prediction kStatsSharedBytes256: run_stats's dynamic shared memory at block 256") {
+    check_prediction("kStatsSharedBytes256", (double)kStatsSharedBytes256, 256.0 * sizeof(Stats),
+                     "what the third launch parameter counts, and the size of one Stats (fields and alignment)");
+}
+
 STEP_CASE(kSteps, "block_serial", "2^25 ones sum to exactly 2^25: no partial gets near 2^24 (large)") {
     CHECK(gpu_sum(kSteps[1].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }

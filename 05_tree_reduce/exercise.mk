@@ -5,9 +5,6 @@ BASELINES     := cub_sum
 
 # make profile-05: the default run, 2^24+3 floats, block 256 (CUB is left out).
 PROFILE_ARGS     :=
-PROFILE_KERNELS  := 1=reduce_interleaved_divergent 2=reduce_interleaved_strided 3=reduce_sequential \
-                    4=reduce_first_add 5=reduce_unrolled_warp 6=reduce_shuffle 7=reduce_grid_stride_vec \
-                    8=reduce_one_pass
 PROFILE_COLUMNS  := bank conflicts per shared-memory request = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum; \
                     threads doing work per instruction (of 32) = smsp__thread_inst_executed_pred_on.sum / smsp__inst_executed.sum; \
                     warp instructions (millions) = 1e-6 * smsp__inst_executed.sum

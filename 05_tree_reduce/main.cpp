@@ -12,6 +12,54 @@
 
 static float download_one(const DeviceBuffer<float>& out) { return out.download()[0]; }
 
+// The table both the default run and --bench print: GB/s of the 4n bytes read, against CUB's
+// sum of the same input measured in the same run, and against the DRAM peak.
+static TableSpec table_spec(const DeviceFacts& dev) {
+    TableSpec t;
+    t.title = "sum of n floats";
+    t.columns = {"GPU sum", "error"};
+    t.baseline_column = "% of CUB";
+    t.vs_previous = true;
+    t.peak = dev.dram_gbs;
+    t.peak_name = "DRAM peak";
+    t.compute_roof = dev.fp32_gflops * 1e9;
+    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
+    t.footer = "GB/s counts the 4n bytes read (the copy's, the 4n read and the 4n written); the plot counts\n"
+               "one FLOP (an add) per element.";
+    return t;
+}
+
+// One size: every selected step and CUB on x, each result within `tol` of `ref`.
+static void measure(Measurements& m, const Program& p, const std::string& title, const std::vector<float>& x,
+                    double ref, Tolerance tol, int block) {
+    const size_t n = x.size();
+    DeviceBuffer<float> d_x(x), d_out(1), d_copy(n);
+    ScratchBuffers scratch(n, block);
+    CubSum cub(n);
+    auto check = [&] {
+        const float got = download_one(d_out);
+        const bool ok = within(got, ref, tol);
+        const std::string error = got == ref ? "0" : strf("%.3g", std::fabs(got - ref));
+        return Check{ok, ok ? (tol.atol == 0 ? "exact" : "within the tolerance") : "outside the tolerance",
+                     {strf("%.9g", got), ok ? error : "-"}};
+    };
+    auto poison = [&] { d_out.poison(); };
+    std::vector<StepRow> rows;
+    for (const auto& s : kSteps)
+        if (p.selected(s.name))
+            rows.push_back({std::to_string(s.number), s.name,
+                            [&, s] { s.run(d_x.get(), n, d_out.get(), block, scratch.view()); }, check, "", poison});
+    if (p.selected("cub"))
+        rows.push_back({"-", "cub::DeviceReduce::Sum", [&] { cub.run(d_x.get(), n, d_out.get()); }, check, "", poison,
+                        RowKind::baseline});
+    if (p.kernel == "all")  // the memory roof this GPU reaches: a copy reads and writes 4n bytes
+        rows.push_back({"-", "cudaMemcpy (device to device)",
+                        [&] { CUDA_CHECK(cudaMemcpyAsync(d_copy.get(), d_x.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
+                        [] { return Check{true, "a copy"}; }, n ? "" : "nothing to copy", {}, RowKind::reference,
+                        Work{8.0 * n, 0}});
+    m.section(title, Work{4.0 * n, 1.0 * n}, rows);
+}
+
 static int run(const Program& p, size_t n, int block) {
     const DeviceFacts dev = device_facts();
     std::printf("sum of n floats on %s (%d SMs): n = %zu, block = %d, input uniform in [-1, 2)\n\n",
@@ -19,27 +67,9 @@ static int run(const Program& p, size_t n, int block) {
     const std::vector<float> x = random_floats(n, p.seed, -1.0f, 2.0f);
     const ReferenceSum ref = sum_reference(x.data(), n);
     const Tolerance tol = float_sum_tolerance(n, ref.sum_abs);
-    DeviceBuffer<float> d_x(x), d_out(1);
-    ScratchBuffers scratch(n, block);
-    CubSum cub(n);
-
-    auto check = [&] {
-        const float got = download_one(d_out);
-        const bool ok = within(got, ref.sum, tol);
-        return Check{ok, ok ? "within the tolerance" : "outside the tolerance",
-                     {strf("%.9g", got), ok ? strf("%.3g", std::fabs(got - ref.sum)) : "-"}};
-    };
-    std::vector<StepRow> rows;
-    for (const auto& s : kSteps)
-        if (p.selected(s.name))
-            rows.push_back({std::to_string(s.number), s.name,
-                            [&, s] { s.run(d_x.get(), n, d_out.get(), block, scratch.view()); }, check, "",
-                            [&] { d_out.poison(); }});
-    if (p.selected("cub"))
-        rows.push_back({"-", "cub::DeviceReduce::Sum", [&] { cub.run(d_x.get(), n, d_out.get()); }, check, "",
-                        [&] { d_out.poison(); }});
-    const int failures = run_steps(
-        rows, {"GB/s", 4.0 * n, {"GPU sum", "error"}, "GB/s counts the 4n bytes read."}, BenchConfig{2, 10, true});
+    Measurements m(table_spec(dev), BenchConfig{2, 10, true}, p.outputs());
+    measure(m, p, "", x, ref.sum, tol, block);
+    const int failures = m.finish();
     std::printf("reference (double precision, on the CPU): %.9g; tolerance +-%.3g, that is\n"
                 "4 * 2^-24 * sqrt(n + 1) * sum|x[i]|, a few standard deviations of the rounding\n"
                 "error of a float sum in any order.\n",
@@ -50,59 +80,17 @@ static int run(const Program& p, size_t n, int block) {
 static int run_bench(const Program& p, int block) {
     const BenchConfig cfg;
     const DeviceFacts dev = print_bench_header(strf("the sum of n floats, block = %d", block), cfg);
-    std::printf("GB/s counts the 4n bytes read. Input: whole numbers from -8 to 8, so every sum is\n"
-                "exact and each result is checked exactly after its timing.\n");
-    int failures = 0;
+    std::printf("Input: whole numbers from -8 to 8, so every sum is exact and each result is checked\n"
+                "exactly, before and after its timing. CUB is timed before and after the steps; the\n"
+                "faster is the 100%%.\n\n");
+    Measurements m(table_spec(dev), cfg, p.outputs());
     for (int k : {25, 28}) {
         const size_t n = (size_t)1 << k;
-        const double bytes = 4.0 * n;
         std::vector<float> x = random_whole_floats(n, p.seed + k);
         const double ref = sum_reference(x.data(), n).sum;
-        DeviceBuffer<float> d_x(x), d_out(1);
-        x = std::vector<float>();  // free the host copy before the next size
-        ScratchBuffers scratch(n, block);
-        CubSum cub(n);
-        const double copy_gbs = gb_per_s(2.0 * bytes, time_device_copy((size_t)bytes).median_ms);
-
-        auto measure = [&](const std::function<void()>& launch, Timing& t) {
-            d_out.poison();
-            t = time_gpu(launch, cfg);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            return (double)download_one(d_out) == ref;  // re-checked after timing
-        };
-        // CUB is timed before and after the ladder and the faster time is the 100%: one slow
-        // measurement of the baseline must not flatter the kernels.
-        Timing cub_t, cub_again;
-        bool cub_ok = measure([&] { cub.run(d_x.get(), n, d_out.get()); }, cub_t);
-
-        std::printf("\n2^%d floats (%.0f MB read); cudaMemcpy device to device of the same bytes: "
-                    "%.0f GB/s (read + written)\n\n", k, bytes / 1e6, copy_gbs);
-        std::vector<Timing> times;
-        std::vector<bool> ok;
-        for (const auto& step : kSteps) {
-            times.emplace_back();
-            ok.push_back(measure([&] { step.run(d_x.get(), n, d_out.get(), block, scratch.view()); }, times.back()));
-            if (!ok.back()) ++failures;
-        }
-        cub_ok = measure([&] { cub.run(d_x.get(), n, d_out.get()); }, cub_again) && cub_ok;
-        if (!cub_ok) ++failures;
-        const double cub_ms = std::min(cub_t.median_ms, cub_again.median_ms);
-        const double cub_gbs = gb_per_s(bytes, cub_ms);
-
-        Table table({"step", "kernel", "time (ms)", "GB/s", "vs previous", "% of CUB", "% of DRAM peak", "check"});
-        for (size_t s = 0; s < times.size(); ++s) {
-            const double ms = times[s].median_ms, gbs = gb_per_s(bytes, ms);
-            table.row({std::to_string(kSteps[s].number), kSteps[s].name, strf("%.4f", ms), strf("%.0f", gbs),
-                       s > 0 ? strf("%.2fx", times[s - 1].median_ms / ms) : "-", strf("%.1f", 100 * gbs / cub_gbs),
-                       strf("%.1f", 100 * gbs / dev.dram_gbs), ok[s] ? "exact" : "WRONG"});
-        }
-        table.row({"-", "cub::DeviceReduce::Sum", strf("%.4f", cub_ms), strf("%.0f", cub_gbs), "-", "100.0",
-                   strf("%.1f", 100 * cub_gbs / dev.dram_gbs), cub_ok ? "exact" : "WRONG"});
-        table.print();
-        std::printf("\nCUB timed before and after the ladder: %.4f and %.4f ms; the faster is the 100%%.\n",
-                    cub_t.median_ms, cub_again.median_ms);
+        measure(m, p, strf("2^%d floats (%.0f MB read)", k, 4.0 * n / 1e6), x, ref, Tolerance{0, 0}, block);
     }
-    return failures ? 1 : 0;
+    return m.finish() ? 1 : 0;
 }
 
 // The source material's `volatile` warp tail (legacy_tail.cu), once.
@@ -139,6 +127,7 @@ int main(int argc, char** argv) {
     p.not_with_bench({"--n", "--volatile-demo"});
     p.only_for_kernels("--block", step_names(kSteps));  // CUB picks its own
     p.not_with("--kernel", "--volatile-demo", "the demo runs no step");
+    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--volatile-demo", "the demo prints no table");
     p.finish();
     if (!valid_block_size(block))
         p.fail("--block", "must be a power of two: 32, 64, 128, 256, 512 or 1024 (got " + std::to_string(block) + ")");
@@ -155,8 +144,8 @@ int main(int argc, char** argv) {
         require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
         return run_volatile_demo(p, n, block);
     }
-    // Host: the input (and the copy DeviceBuffer uploads from). GPU: input, scratch, CUB's storage
+    // Host: the input (and the copy DeviceBuffer uploads from). GPU: input, its copy, scratch, CUB's storage
     // (about as large as the scratch).
-    require_memory(p, "--n", 8.0 * n, 4.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
+    require_memory(p, "--n", 8.0 * n, 8.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
     return run(p, n, block);
 }

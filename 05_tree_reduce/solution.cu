@@ -47,9 +47,10 @@ static void reduce_in_passes(PassKernel kernel, size_t per_block, size_t shared_
 }
 
 // ---- Step 1: interleaved addressing, divergent -------------------------------------------------
-// One element per thread goes into shared memory, then a binary tree: at stride s = 1, 2, 4, ...
-// thread tid adds buf[tid + s] into buf[tid] if tid is a multiple of 2s. log2(blockDim) steps,
-// a barrier after each, and buf[0] ends up holding the block's sum.
+// One element per thread goes into shared memory, then an interleaved binary tree: the first
+// round adds neighbouring slots, each later round adds the survivors of the one before, twice as
+// far apart, and the thread that owns the left slot of a pair does the addition. The block's
+// sum ends in buf[0].
 __global__ void reduce_interleaved_divergent(const float* __restrict__ x, size_t n,
                                              float* __restrict__ partials) {
     extern __shared__ float buf[];  // blockDim.x floats, sized at launch
@@ -69,20 +70,28 @@ __global__ void reduce_interleaved_divergent(const float* __restrict__ x, size_t
     // END SOLUTION
 }
 
+// TODO(step 1): predict: in one 256-thread block, count for each round of the tree the warps
+//               that hold at least one thread with an addition to do; what is the total over
+//               all rounds? (Every such warp issues the round's instructions.)
+// BEGIN SOLUTION
+const long long kBusyWarpRounds256 = 47;  // 8 warps in each of the rounds 1 to 16 apart, then 4, 2, 1
+// END SOLUTION
+// STARTER: const long long kBusyWarpRounds256 = -1;  // your prediction
+
 void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_interleaved_divergent, block, block * sizeof(float), x, n, out, block,
                      s.partials);
 }
 
 // ---- Step 2: interleaved addressing, strided index -----------------------------------------------
-// The same tree, but the work of step s goes to threads 0, 1, 2, ... (contiguous), not to every
-// (2s)-th thread: whole warps fall idle instead of idling lanes inside every warp. The price is
-// shared-memory bank conflicts: thread tid touches buf[2 * s * tid], 2s words apart.
+// The same tree, the same pairs of slots, but the k-th addition of a round is done by thread k
+// (threads 0, 1, 2, ...), not by the owner of the slot: whole warps fall idle instead of idling
+// lanes inside every warp. The price: consecutive threads now touch slots far apart.
 __global__ void reduce_interleaved_strided(const float* __restrict__ x, size_t n,
                                            float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 2): the same block sum and output as step 1, but the additions of each level go
-    //               to the lowest-numbered threads (the strided index described above).
+    // TODO(step 2): the same block sum and output as step 1, the same pairs of slots in every
+    //               round, each round's additions done by the lowest-numbered threads.
     // BEGIN SOLUTION
     const unsigned tid = threadIdx.x;
     const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
@@ -97,20 +106,27 @@ __global__ void reduce_interleaved_strided(const float* __restrict__ x, size_t n
     // END SOLUTION
 }
 
+// TODO(step 2): predict: in the round that adds slots 2 apart, the 32 threads of warp 0 each
+//               write one word of buf. Banks are word % 32: how many different words does the
+//               busiest bank serve (the n of an n-way bank conflict)?
+// BEGIN SOLUTION
+const long long kBankConflictWays = 4;  // thread t writes word 4t: banks 0, 4, ..., 28, each four times
+// END SOLUTION
+// STARTER: const long long kBankConflictWays = -1;  // your prediction
+
 void run_interleaved_strided(const float* x, size_t n, float* out, int block, ScratchView s) {
     reduce_in_passes(reduce_interleaved_strided, block, block * sizeof(float), x, n, out, block,
                      s.partials);
 }
 
 // ---- Step 3: sequential addressing ---------------------------------------------------------------
-// Fold the upper half of buf onto the lower half: s = blockDim/2, blockDim/4, ..., 1, and thread
-// tid < s adds buf[tid + s]. Consecutive threads touch consecutive words: no bank conflicts,
-// and the active threads stay packed into the fewest warps.
+// Every round folds the upper half of the live slots onto the lower half, so consecutive
+// threads touch consecutive words and the working threads stay packed into the fewest warps.
 __global__ void reduce_sequential(const float* __restrict__ x, size_t n,
                                   float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 3): the same block sum and output, folding the upper half of buf onto the lower
-    //               half at every level.
+    // TODO(step 3): the same block sum and output; each round folds the upper half of the live
+    //               slots onto the lower half, until one value is left, for every block size.
     // BEGIN SOLUTION
     const unsigned tid = threadIdx.x;
     const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
@@ -131,9 +147,8 @@ void run_sequential(const float* x, size_t n, float* out, int block, ScratchView
 // ---- Step 4: first add during load -----------------------------------------------------------------
 // In step 3 half the threads go idle at the first step. Instead, each block covers 2 * blockDim
 // elements and each thread adds two of them, blockDim apart (so a warp's loads stay coalesced),
-// while loading. Half the blocks, and the first tree step comes for free.
-// Each of the two loads needs its own bounds check: n need not be a multiple of 2 * blockDim.
-// Load the pair with this helper; steps 5 and 6 use it too.
+// while loading. Half the blocks, and the first tree step comes for free. n need not be a
+// multiple of 2 * blockDim. Load the pair with this helper; steps 5 and 6 use it too.
 __device__ float load_pair(const float* __restrict__ x, size_t n) {
     // TODO(step 4): return the sum of this thread's two elements of its block's 2 * blockDim.x,
     //               blockDim.x apart; an element at or past n counts as 0. Index in size_t.
@@ -196,6 +211,13 @@ __device__ float warp_tail(float* buf, unsigned lane) {
     // STARTER: return 0.0f;
 }
 
+// TODO(step 5): predict: how many __syncthreads() does one 256-thread block of reduce_unrolled_warp
+//               pass, from the load to the end of the kernel?
+// BEGIN SOLUTION
+const long long kBarriersUnrolled256 = 3;  // after the load, then after the folds to 128 and to 64 values
+// END SOLUTION
+// STARTER: const long long kBarriersUnrolled256 = -1;  // your prediction
+
 __global__ void reduce_unrolled_warp(const float* __restrict__ x, size_t n,
                                      float* __restrict__ partials) {
     extern __shared__ float buf[];
@@ -242,8 +264,8 @@ __device__ float warp_sum(float v) {
 // a second call needs a __syncthreads() between the two (they share warp_sums).
 __device__ float block_sum(float v) {
     // TODO(step 6): the block's sum of v in thread 0 (the other threads' result is unused), for
-    //               any block of 32 to 1024 threads: one value per warp through __shared__ memory,
-    //               one __syncthreads(), and warp_sum twice.
+    //               any block of 32 to 1024 threads, with warp_sum and one value per warp passed
+    //               through __shared__ memory.
     // BEGIN SOLUTION
     __shared__ float warp_sums[32];
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -280,8 +302,7 @@ void run_shuffle(const float* x, size_t n, float* out, int block, ScratchView s)
 // float4 loads in flight per thread per trip through the loop.
 constexpr int kVecUnroll = 4;
 
-// This thread's share of x[0..n): the elements before the first 16-byte boundary (the head,
-// 0 to 3 of them), then float4s, then what is left after the last whole float4 (the tail).
+// This thread's share of x[0..n), read as float4 wherever the alignment allows.
 __device__ float thread_sum_vec(const float* __restrict__ x, size_t n) {
     // TODO(step 7): the grid's threads together read every element of x[0..n) exactly once, for
     //               any n and any 4-byte alignment of x; no float4 load may be misaligned. The
@@ -340,6 +361,13 @@ static unsigned grid_for(size_t n, int block, unsigned wave) {
     // STARTER: return 1;
 }
 
+// TODO(step 7): predict: how many blocks does grid_for give for n = 2^20 floats, blocks of 256,
+//               on a GPU whose wave is 1056 such blocks (an H100 or H200)?
+// BEGIN SOLUTION
+const long long kGridBlocks2to20 = 256;  // 2^20 / (256 threads * 4 floats * kVecUnroll 4)
+// END SOLUTION
+// STARTER: const long long kGridBlocks2to20 = -1;  // your prediction
+
 void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ScratchView s) {
     if (n == 0) return write_zero(out);
     const unsigned blocks = grid_for(n, block, one_wave_blocks((const void*)reduce_grid_stride_vec, block));
@@ -358,19 +386,16 @@ void run_grid_stride_vec(const float* x, size_t n, float* out, int block, Scratc
 // Blocks cannot wait for each other (they may not all be resident at once), but they can count.
 // Each block publishes its sum, then takes a ticket from a counter in global memory with
 // atomicAdd. The block that draws the last ticket knows every other sum is published, adds
-// them up and writes *out: no second launch. The order matters twice over:
-//   - publishing block: store its sum, THEN __threadfence(), THEN take the ticket. The fence
-//     makes the store visible to the whole GPU before the ticket is (a release);
-//   - last block: take the ticket, THEN __threadfence() (an acquire), and read the other sums
-//     from L2 with __ldcg: an SM's L1 cache is not kept coherent with other SMs' writes.
+// them up and writes *out: no second launch. For that to hold, a block's sum must be visible to
+// the whole GPU before its ticket is, and the last block's reads of the sums must not be served
+// before its ticket, nor from its SM's L1 cache (not kept coherent with other SMs' writes).
 // The last block also puts the counter back to 0, ready for the next launch. Summing the
 // partials in index order makes the result the same bits every time, unlike atomicAdd on *out.
 __global__ void reduce_one_pass(const float* __restrict__ x, size_t n, float* partials,
                                 unsigned int* counter, float* __restrict__ out) {
     // TODO(step 8): *out = the sum of x[0..n) in this one launch, by the ticket scheme above; the
-    //               last block leaves *counter at 0. Its second block_sum reuses the shared
-    //               memory of its first, so a __syncthreads() must separate them: the barrier
-    //               that tells the block whether it was last can be that one.
+    //               last block leaves *counter at 0. Its two block_sum calls share block_sum's
+    //               shared memory (block_sum's rule applies).
     // BEGIN SOLUTION
     __shared__ bool is_last;
     const float v = block_sum(thread_sum_vec(x, n));

@@ -61,15 +61,18 @@ struct ScratchBuffers {
 };
 
 // ---- The ladder: one launcher per step --------------------------------------------------------
-// Step 1: tree in shared memory, the active threads are those with tid % (2 * stride) == 0.
+// Each leaves the sum of x[0..n) in *out. Steps 1 to 6 write one sum per block and are launched
+// again over those sums until one is left (reduce_in_passes in starter.cu).
+// Step 1: a shared-memory tree with interleaved pairs, done by the threads owning the slots.
 void run_interleaved_divergent(const float* x, size_t n, float* out, int block, ScratchView s);
-// Step 2: the same tree, but thread tid works on element 2 * stride * tid (contiguous threads).
+// Step 2: the same pairs, each round's additions done by the lowest-numbered threads.
 void run_interleaved_strided(const float* x, size_t n, float* out, int block, ScratchView s);
-// Step 3: the stride halves from block / 2 to 1 and thread tid adds element tid + stride.
+// Step 3: a shared-memory tree whose rounds fold the upper half of the values onto the lower.
 void run_sequential(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 4: as step 3, but each thread adds two elements while loading (half as many blocks).
 void run_first_add(const float* x, size_t n, float* out, int block, ScratchView s);
-// Step 5: as step 4, with the last 32 values reduced by one warp without block barriers.
+// Step 5: as step 4, with the last values of each block reduced by one warp, without block-wide
+// barriers.
 void run_unrolled_warp(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 6: as step 4, with warp shuffles instead of a shared-memory tree.
 void run_shuffle(const float* x, size_t n, float* out, int block, ScratchView s);
@@ -78,6 +81,12 @@ void run_shuffle(const float* x, size_t n, float* out, int block, ScratchView s)
 void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ScratchView s);
 // Step 8: as step 7 in ONE launch: the last block to finish adds up the per-block sums.
 void run_one_pass(const float* x, size_t n, float* out, int block, ScratchView s);
+
+// Your predictions (starter.cu; the tests check them, README "Your task"):
+extern const long long kBusyWarpRounds256;    // step 1: warps with work, summed over the rounds (block 256)
+extern const long long kBankConflictWays;     // step 2: the n-way conflict of warp 0 in the round 2 apart
+extern const long long kBarriersUnrolled256;  // step 5: __syncthreads() one 256-thread block passes
+extern const long long kGridBlocks2to20;      // step 7: grid_for's blocks for 2^20 floats, block 256, wave 1056
 
 // The steps, in order: the program, the tests and their summary all read this one list.
 using ReduceFn = void (*)(const float*, size_t, float*, int, ScratchView);

@@ -30,9 +30,8 @@ inline size_t blocks_of(size_t n) { return ceil_div(n, kBlock); }
 // ---- Step 1: race -------------------------------------------------------------------------
 // n threads each add 1 to *counter without atomics. Both versions lose updates:
 //   plain:   `*counter += 1` (load, add, store); how many are lost depends on timing.
-//   barrier: load, __syncthreads(), store. Every thread of a block reads before any of them
-//            writes, so each block adds at most 1 and the result is at most blocks_of(n):
-//            for n >= 2 updates are lost with certainty (README, "Why the loss is certain").
+//   barrier: load, __syncthreads(), store; the counter ends between 1 and blocks_of(n)
+//            (README question 1 asks why).
 enum class RaceKind { plain, barrier };
 void run_race(int* counter, size_t n, RaceKind kind);
 
@@ -46,32 +45,25 @@ void run_atomic_add_double(const double* values, double* sum, size_t n);
 // The same sums as step 2, each addition a compare-and-swap loop on the value's bit pattern.
 void run_cas_add_float(const float* values, float* sum, size_t n);
 void run_cas_add_double(const double* values, double* sum, size_t n);
+// Your prediction (starter.cu, checked by the tests): the atomicCAS issued by 32 threads that
+// read the word together, when each round of tries lets exactly one succeed.
+extern const long long kCasTries32;
 
 // ---- Step 4: cas_max_min (operations with no float built-in) -------------------------------
-// *result = max (or min) of *result and every values[i], with the rule of max_beats/min_beats
-// below. Initialise *result to NaN for "no value yet" (DeviceBuffer::poison() does).
+// *result = max (or min) of *result and every values[i], by the rule of IEEE 754-2019
+// maximumNumber / minimumNumber (the README's table): NaN means "no value" and never wins, any
+// number beats a stored NaN, -0.0 counts as smaller than +0.0, otherwise the usual order. So the
+// result is NaN only when no input was a number. Initialise *result to NaN for "no value yet"
+// (DeviceBuffer::poison() does).
 void run_cas_max_float(const float* values, float* result, size_t n);
 void run_cas_min_float(const float* values, float* result, size_t n);
-
-// The rule (IEEE 754-2019 maximumNumber / minimumNumber): NaN means "no value" and never wins,
-// any number beats a stored NaN, -0.0 counts as smaller than +0.0, otherwise the usual order.
-// So the result is NaN only when no input was a number.
-inline bool max_beats(float candidate, float current) {
-    if (std::isnan(candidate)) return false;
-    if (std::isnan(current)) return true;
-    if (candidate == current) return std::signbit(current) && !std::signbit(candidate);
-    return candidate > current;
-}
-inline bool min_beats(float candidate, float current) {
-    if (std::isnan(candidate)) return false;
-    if (std::isnan(current)) return true;
-    if (candidate == current) return !std::signbit(current) && std::signbit(candidate);
-    return candidate < current;
-}
+// Your prediction: the float that integer atomicMax keeps over the bit patterns of -0.5f, -1.0f,
+// -2.0f and -4.0f.
+extern const float kIntMaxOfNegatives;
 
 // ---- Step 5: spinlock (a mutex guarding a record of several words) --------------------------
-// Each warp sums, counts and takes the max of its values, then ONE lane takes the lock, updates
-// the three fields together, and releases it. *lock must be 0 (free) before the launch and is
+// Each warp that has values sums, counts and takes the max of them, then ONE lane takes the
+// lock, updates the three fields together, and releases it. *lock must be 0 (free) before the launch and is
 // 0 again after it. The record is three words: no single atomic can update it.
 struct LockedRecord {
     long long sum;
@@ -80,6 +72,8 @@ struct LockedRecord {
 };
 inline LockedRecord empty_record() { return LockedRecord{0, 0, LLONG_MIN}; }
 void run_spinlock(const int* values, LockedRecord* record, int* lock, size_t n);
+// Your prediction: how many times run_spinlock takes the lock for n = 100003.
+extern const long long kLockAcquisitions100003;
 
 // ---- Step 6: contention ---------------------------------------------------------------------
 // Adds every values[i] into one of `addresses` counters (a power of two), issuing one atomic
@@ -89,6 +83,8 @@ void run_spinlock(const int* values, LockedRecord* record, int* lock, size_t n);
 enum class Aggregation { none, warp, block };
 void run_contention(const int* values, size_t n, Aggregation how, int* counters, size_t addresses,
                     int* total);
+// Your prediction: the 128-byte lines that 1024 consecutive int counters lie on.
+extern const long long kLinesOf1024Counters;
 
 inline size_t contention_address(size_t i, Aggregation how, size_t addresses) {
     size_t unit = how == Aggregation::none ? i : how == Aggregation::warp ? i / kWarp : i / kBlock;
@@ -111,18 +107,9 @@ inline long long exact_sum(const std::vector<int>& v) {
     return s;
 }
 // Float and double sums: compare.h's sum_reference (the sum in double and sum |x|).
-inline float max_reference(const std::vector<float>& v, float start) {
-    float m = start;
-    for (float x : v)
-        if (max_beats(x, m)) m = x;
-    return m;
-}
-inline float min_reference(const std::vector<float>& v, float start) {
-    float m = start;
-    for (float x : v)
-        if (min_beats(x, m)) m = x;
-    return m;
-}
+// The max (min) of start and every value, by step 4's rule, on the CPU (step_cases.cpp).
+float max_reference(const std::vector<float>& v, float start);
+float min_reference(const std::vector<float>& v, float start);
 // Tolerances of a sum of n terms in any order: compare.h's float_sum_tolerance for float (4 sqrt(n)
 // rounding units of sum |x|), and the same rule for double, and so for a sum of T.
 inline Tolerance double_sum_tolerance(size_t n, double sum_abs) {

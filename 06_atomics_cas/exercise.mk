@@ -4,8 +4,5 @@ BASELINES     := cub_sum
 
 # make profile-06: the default run (2^20 updates; cas_add 2^14).
 PROFILE_ARGS     :=
-PROFILE_KERNELS  := 1=race_plain 1=race_barrier 2=add_builtin 3=add_with_cas 4=extreme_with_cas \
-                    5=record_per_warp 6=contention_per_thread 6=contention_per_warp \
-                    6=contention_per_block 6=collapse_counters
 PROFILE_COLUMNS  := L2 atomic requests (thousands) = 0.001 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum; \
                     L2 atomic requests per us = 1000 * lts__t_requests_op_red.sum + lts__t_requests_op_atom.sum / gpu__time_duration.sum

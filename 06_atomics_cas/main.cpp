@@ -27,7 +27,7 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
                           const Outcome o = c.check();
                           return Check{o.ok, o.note, {std::to_string(c.updates), o.got, o.expected}};
                       }};
-            r.work = (double)c.updates;
+            r.work = Work{(double)c.updates, (double)c.updates};
             rows.push_back(r);
         }
     }

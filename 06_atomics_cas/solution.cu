@@ -105,15 +105,16 @@ void run_atomic_add_double(const double* values, double* sum, size_t n) {
 // atomicCAS(word, expected, desired) stores desired only if *word still holds expected, and
 // returns what *word held. Any read-modify-write becomes: read, compute, CAS, and retry with the
 // value the CAS returned until the CAS finds what we read. atomicCAS works on integer words, so
-// the float travels as its bit pattern: __float_as_uint / __uint_as_float reinterpret a register
-// (no instruction, no memory), unlike the pointer casts of old code (see LECTURE.md).
+// the float travels as its bit pattern: __float_as_uint / __uint_as_float convert a value (no
+// instruction, no memory). Memory holding a float is read as a float; the only pointer cast is
+// the address handed to atomicCAS, which accepts integer words only (README, "Bits, not floats").
 __device__ float cas_add(float* address, float value) {
     // TODO(step 3): atomically *address += value using atomicCAS only (not atomicAdd), and
     //               return the value *address held just before this thread's addition. Decide
     //               success by comparing bit patterns, never floats (think of NaN and of -0.0).
     // BEGIN SOLUTION
-    unsigned* word = reinterpret_cast<unsigned*>(address);
-    unsigned seen = *reinterpret_cast<volatile unsigned*>(word);  // only a guess: the CAS checks it
+    unsigned* word = reinterpret_cast<unsigned*>(address);  // for atomicCAS only
+    unsigned seen = __float_as_uint(*address);  // only a guess: the CAS checks it
     unsigned expected;
     do {
         expected = seen;
@@ -130,7 +131,7 @@ __device__ double cas_add(double* address, double value) {
     // BEGIN SOLUTION
     using u64 = unsigned long long;
     u64* word = reinterpret_cast<u64*>(address);
-    u64 seen = *reinterpret_cast<volatile u64*>(word);
+    u64 seen = (u64)__double_as_longlong(*address);
     u64 expected;
     do {
         expected = seen;
@@ -141,6 +142,14 @@ __device__ double cas_add(double* address, double value) {
     // END SOLUTION
     // STARTER: return 0.0;
 }
+
+// TODO(step 3): predict: 32 threads read the same word at the same moment and each wants to add
+//               its value. Suppose that in every round each thread still waiting issues one
+//               atomicCAS and exactly one of them succeeds. How many atomicCAS in all?
+// BEGIN SOLUTION
+const long long kCasTries32 = 528;  // 32 + 31 + ... + 1: every success makes the others' guesses stale
+// END SOLUTION
+// STARTER: const long long kCasTries32 = -1;  // your prediction
 
 template <class T>
 __global__ void add_with_cas(const T* values, T* sum, size_t n) {
@@ -163,8 +172,8 @@ void run_cas_add_double(const double* values, double* sum, size_t n) {
 // CUDA has atomicMax/atomicMin for integers only. With CAS, a float max is the same loop as
 // cas_add with a different "new value" -- and a shortcut: when the stored value already beats
 // ours, there is nothing to write, so most threads finish after one plain read.
-// The rule (the same as max_beats/min_beats in atomics_cas.h): NaN never wins and loses to any
-// number, -0.0 is below +0.0, otherwise the usual order.
+// The rule (the README's table): NaN never wins and loses to any number, -0.0 is below +0.0,
+// otherwise the usual order.
 __device__ bool device_max_beats(float candidate, float current) {
     // TODO(step 4): true if `candidate` must replace `current` in a running maximum, by the rule
     //               above. The comparison operators alone cannot tell -0.0 from +0.0, and are
@@ -194,8 +203,8 @@ __device__ float cas_extreme(float* address, float value) {
     //               min); return the value found before. A thread whose value does not beat
     //               the stored one must leave without writing.
     // BEGIN SOLUTION
-    unsigned* word = reinterpret_cast<unsigned*>(address);
-    unsigned seen = *reinterpret_cast<volatile unsigned*>(word);
+    unsigned* word = reinterpret_cast<unsigned*>(address);  // for atomicCAS only
+    unsigned seen = __float_as_uint(*address);
     while (kMax ? device_max_beats(value, __uint_as_float(seen))
                 : device_min_beats(value, __uint_as_float(seen))) {
         const unsigned expected = seen;
@@ -206,6 +215,13 @@ __device__ float cas_extreme(float* address, float value) {
     // END SOLUTION
     // STARTER: return 0.0f;
 }
+
+// TODO(step 4): predict: integer atomicMax (signed int) over the bit patterns of -0.5f, -1.0f,
+//               -2.0f and -4.0f: which float does the winning pattern encode?
+// BEGIN SOLUTION
+const float kIntMaxOfNegatives = -4.0f;  // 0xC0800000 is the largest of the four as a signed int
+// END SOLUTION
+// STARTER: const float kIntMaxOfNegatives = -1;  // your prediction
 
 template <bool kMax>
 __global__ void extreme_with_cas(const float* values, float* result, size_t n) {
@@ -225,11 +241,9 @@ void run_cas_min_float(const float* values, float* result, size_t n) {
 }
 
 // ---- Step 5: spinlock -------------------------------------------------------------------------------
-// A mutex is one int: 0 free, 1 held. Taking it is a CAS 0 -> 1 that must succeed; giving it back
-// is an atomic store of 0. The fences make the lock mean something: __threadfence() after taking
-// it keeps the critical section's reads from being served before we owned the lock; the fence
-// before releasing makes every write of the critical section visible to the whole GPU before
-// another thread can see the lock free (acquire and release, in memory-model words).
+// A mutex is one int: 0 free, 1 held. A lock protects data only if it also orders memory: the
+// next owner must see every write made under the lock, and an owner's reads must not be served
+// before it owned the lock (README, "Fences").
 __device__ void spin_lock(int* lock) {
     // TODO(step 5): return only once this thread has turned *lock from 0 (free) to 1 (held),
     //               atomically. Waiters back off (__nanosleep) between tries, longer each time up
@@ -245,8 +259,8 @@ __device__ void spin_lock(int* lock) {
 }
 
 __device__ void spin_unlock(int* lock) {
-    // TODO(step 5): set *lock back to 0, after making every write of the critical section
-    //               visible to the whole GPU. (Why is a plain store of 0 not enough?)
+    // TODO(step 5): set *lock back to 0, so that whoever takes the lock next sees every write of
+    //               the critical section. (Why is a plain store of 0 not enough?)
     // BEGIN SOLUTION
     __threadfence();
     atomicExch(lock, 0);
@@ -270,9 +284,9 @@ private:
 // them holds can hang the warp (before Volta) and serialise it badly (since); see README.
 __global__ void record_per_warp(const int* values, size_t n, LockedRecord* record, int* lock) {
     // TODO(step 5): add this warp's values (i < n) to *record: sum, count and max, all three
-    //               under `lock`, taken once per warp by one lane (a SpinLockGuard). Combine the
-    //               warp's values first with every lane taking part, even those past n. Access
-    //               the record through a volatile pointer inside the critical section.
+    //               under `lock`, taken by one lane of each warp that has a value (a SpinLockGuard).
+    //               Combine the warp's values first with every lane taking part, even those past
+    //               n. Access the record through a volatile pointer inside the critical section.
     // BEGIN SOLUTION
     const size_t i = global_index();
     const bool mine = i < n;
@@ -289,6 +303,13 @@ __global__ void record_per_warp(const int* values, size_t n, LockedRecord* recor
     }
     // END SOLUTION
 }
+
+// TODO(step 5): predict: how many times is the lock taken when run_spinlock gets n = 100003
+//               values (blocks of kBlock = 256 threads)?
+// BEGIN SOLUTION
+const long long kLockAcquisitions100003 = 3126;  // one per warp holding a value: ceil(100003 / 32)
+// END SOLUTION
+// STARTER: const long long kLockAcquisitions100003 = -1;  // your prediction
 
 void run_spinlock(const int* values, LockedRecord* record, int* lock, size_t n) {
     if (n == 0) return;
@@ -333,6 +354,13 @@ __global__ void contention_per_block(const int* values, size_t n, int* counters,
     }
     // END SOLUTION
 }
+
+// TODO(step 6): predict: the counters are consecutive ints from cudaMalloc (256-byte aligned), and
+//               the L2 serves them in 128-byte lines. Over how many lines do 1024 counters lie?
+// BEGIN SOLUTION
+const long long kLinesOf1024Counters = 32;  // 1024 * 4 bytes / 128 bytes per line
+// END SOLUTION
+// STARTER: const long long kLinesOf1024Counters = -1;  // your prediction
 
 // Given: *total += sum of the counters (a grid-stride sum per thread, one atomic per warp).
 __global__ void collapse_counters(const int* counters, size_t count, int* total) {

@@ -26,6 +26,35 @@ Workload::Workload(size_t n_, size_t addresses_, size_t cas_n_, uint64_t seed)
     counters = DeviceBuffer<int>(addresses);
 }
 
+// Step 4's rule on the host, the reference the GPU's results are compared with bit for bit.
+namespace {
+bool max_beats(float candidate, float current) {
+    if (std::isnan(candidate)) return false;
+    if (std::isnan(current)) return true;
+    if (candidate == current) return std::signbit(current) && !std::signbit(candidate);
+    return candidate > current;
+}
+bool min_beats(float candidate, float current) {
+    if (std::isnan(candidate)) return false;
+    if (std::isnan(current)) return true;
+    if (candidate == current) return !std::signbit(current) && std::signbit(candidate);
+    return candidate < current;
+}
+}  // namespace
+
+float max_reference(const std::vector<float>& v, float start) {
+    float m = start;
+    for (float x : v)
+        if (max_beats(x, m)) m = x;
+    return m;
+}
+float min_reference(const std::vector<float>& v, float start) {
+    float m = start;
+    for (float x : v)
+        if (min_beats(x, m)) m = x;
+    return m;
+}
+
 namespace {
 
 template <class T>

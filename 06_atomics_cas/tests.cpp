@@ -1,4 +1,5 @@
 // 06_atomics_cas/tests.cpp: one group of test cases per step, named "step N name: ...".
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -300,6 +301,46 @@ STEP_CASE(kSteps, "cas_max_min", "combines with the value already stored") {
     CHECK(accumulate_on_gpu(run_cas_max_float, std::vector<float>{}, 5.0f) == 5.0f);  // n = 0
 }
 
+// ---- the students' predictions (starter.cu), each expected value derived here ------------------
+STEP_HOST_CASE(kSteps, "cas_add", "prediction kCasTries32: atomicCAS issued by 32 threads that read together") {
+    // Each round every waiting thread tries once and one succeeds; the others retry with the
+    // value their failed CAS returned.
+    long long tries = 0;
+    for (long long waiting = 32; waiting > 0; --waiting) tries += waiting;
+    check_prediction("kCasTries32", (double)kCasTries32, (double)tries,
+                     "what one success does to every other thread's expected value");
+}
+STEP_HOST_CASE(kSteps, "cas_max_min", "prediction kIntMaxOfNegatives: integer atomicMax on negative floats' bits") {
+    // Signed int compares of the bit patterns, as atomicMax(int*) would make them.
+    int32_t best = INT32_MIN;
+    for (float f : {-0.5f, -1.0f, -2.0f, -4.0f}) {
+        int32_t b;
+        std::memcpy(&b, &f, sizeof b);
+        best = std::max(best, b);
+    }
+    float kept;
+    std::memcpy(&kept, &best, sizeof kept);
+    check_prediction("kIntMaxOfNegatives", kIntMaxOfNegatives, kept,
+                     "how a negative float's sign, exponent and mantissa bits read as a signed int");
+}
+STEP_HOST_CASE(kSteps, "spinlock", "prediction kLockAcquisitions100003: lock acquisitions for n = 100003") {
+    // One acquisition per warp with at least one value: count the warps of the launch that do.
+    const size_t n = 100003;
+    long long warps_with_values = 0;
+    for (size_t first = 0; first < blocks_of(n) * kBlock; first += kWarp) warps_with_values += first < n;
+    check_prediction("kLockAcquisitions100003", (double)kLockAcquisitions100003, (double)warps_with_values,
+                     "who takes the lock, and what the warps of the last block hold");
+}
+STEP_HOST_CASE(kSteps, "contention", "prediction kLinesOf1024Counters: 128-byte lines under 1024 int counters") {
+    // Counters from a 256-byte-aligned allocation: the line of counter a is (a * 4) / 128.
+    std::vector<bool> line_used(1024 * sizeof(int) / 128 + 1, false);
+    for (size_t a = 0; a < 1024; ++a) line_used[a * sizeof(int) / 128] = true;
+    long long lines = 0;
+    for (bool used : line_used) lines += used;
+    check_prediction("kLinesOf1024Counters", (double)kLinesOf1024Counters, (double)lines,
+                     "how many 4-byte counters share one 128-byte line");
+}
+
 // ---- step 5 ---------------------------------------------------------------------------------
 STEP_CASE(kSteps, "spinlock", "count, integer sum and max exact for n = 0 to 100003") {
     for (size_t n : kLockSizes) expect_record(random_ints(n, n + 21, -1000, 1000));
@@ -352,14 +393,16 @@ TEST_CASE("host: as floats -0.0 == +0.0 and NaN != NaN; as bit patterns it is th
     CHECK(bits(nan) == bits(nan));
 }
 TEST_CASE("host: the max/min rule: NaN ignored, -0.0 below +0.0, negatives in order") {
-    CHECK(max_beats(0.0f, -0.0f));
-    CHECK_FALSE(max_beats(-0.0f, 0.0f));
-    CHECK(min_beats(-0.0f, 0.0f));
-    CHECK_FALSE(min_beats(0.0f, -0.0f));
-    CHECK(max_beats(-1.0f, -2.0f));
-    CHECK(min_beats(-2.0f, -1.0f));
-    CHECK_FALSE(max_beats(kNaN, 1.0f));
-    CHECK(max_beats(-1e30f, kNaN));
+    // Both orders of each pair: the rule may not depend on which value came first.
+    for (const std::vector<float>& zeros : {std::vector<float>{0.0f, -0.0f}, std::vector<float>{-0.0f, 0.0f}}) {
+        CHECK(bits(max_reference(zeros, kNaN)) == bits(0.0f));
+        CHECK(bits(min_reference(zeros, kNaN)) == bits(-0.0f));
+    }
+    CHECK(max_reference({-2.0f, -1.0f}, kNaN) == -1.0f);
+    CHECK(min_reference({-1.0f, -2.0f}, kNaN) == -2.0f);
+    CHECK(max_reference({1.0f}, kNaN) == 1.0f);         // a number beats the stored NaN
+    CHECK(max_reference({kNaN}, 1.0f) == 1.0f);         // a NaN input never wins
+    CHECK(max_reference({-1e30f, kNaN}, kNaN) == -1e30f);
     CHECK(bits(max_reference({-3.0f, -0.0f, kNaN, -1.0f}, kNaN)) == bits(-0.0f));
     CHECK(bits(min_reference({3.0f, 0.0f, kNaN, -0.0f, 1.0f}, kNaN)) == bits(-0.0f));
     CHECK(std::isnan(max_reference({kNaN, kNaN}, kNaN)));

@@ -55,7 +55,7 @@ static int run(const Program& p, size_t n) {
         rows.push_back({std::to_string(s.number), s.name,
                         [&, s, used] { s.run.for_int(di.get(), oi.get(), used, ScanKind::inclusive); },
                         [&, s, used, n_cell] { return check_scan(s.run, used, n_cell); }, "",
-                        [&] { oi.poison(); }, 8.0 * used});
+                        [&] { oi.poison(); }, RowKind::step, Work{8.0 * used, 8.0 * used}});
     }
     const auto& compact = kCompactStep[0];
     const int threshold = 0;  // keeps about half
@@ -73,7 +73,7 @@ static int run(const Program& p, size_t n) {
         };
         rows.push_back({std::to_string(compact.number), compact.name,
                         [&] { compact.run(di.get(), oi.get(), n, threshold, kept.get()); }, check, "",
-                        [&] { oi.poison(); kept.poison(); }, 4.0 * n + 4.0 * expected});
+                        [&] { oi.poison(); kept.poison(); }, RowKind::step, Work{4.0 * n + 4.0 * expected, 4.0 * n + 4.0 * expected}});
     }
     StepTable table{"GB/s", 0, {"n"},
                     "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read 4, write 4;\n"
@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
     p.not_with_bench({"--n", "--racy-demo"});
     p.not_with("--kernel", "--racy-demo", "the demo runs no step");
     p.not_with("--n", "--racy-demo", "the demo always scans 1024 elements, one block");
+    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--racy-demo", "the demo prints no table");
     p.finish();
 
     if (racy) {

@@ -37,7 +37,7 @@ constexpr size_t kBlellochMaxN = 2048;  // step 2: two elements per thread, one 
 // Each thread holds kVecsPerThread 4-element vectors (int4 / float4). A warp owns 32 * 4 *
 // kVecsPerThread consecutive elements, read as kVecsPerThread "chunks" of 128: in chunk v, lane
 // l holds elements 4l .. 4l+3, so each vector load of a warp reads 512 consecutive bytes.
-// An earlier tuning run on an H200 (README, Benchmark) preferred 128 x 32 to 128 x 24 and 256 x 16.
+// An earlier tuning run on an H200 (LECTURE.md) preferred 128 x 32 to 128 x 24 and 256 x 16.
 constexpr int kTileThreads = 128;
 constexpr int kVecsPerThread = 8;
 constexpr int kItemsPerThread = 4 * kVecsPerThread;          // 32
@@ -56,19 +56,19 @@ void run_blelloch_block(const float* in, float* out, size_t n, ScanKind kind);
 void run_host_levels(const int* in, int* out, size_t n, ScanKind kind);
 void run_host_levels(const float* in, float* out, size_t n, ScanKind kind);
 
-// ---- Step 4: scan-then-propagate, the textbook multi-block scan (moves 4n bytes) --------------
+// ---- Step 4: scan-then-propagate, the textbook multi-block scan -------------------------------
 // Each tile is scanned and stored with its total; the totals are scanned (recursively, so any n);
 // then each tile's offset is added to its elements.
 void run_scan_then_propagate(const int* in, int* out, size_t n, ScanKind kind);
 void run_scan_then_propagate(const float* in, float* out, size_t n, ScanKind kind);
 
-// ---- Step 5: reduce-then-scan (moves 3n bytes) ------------------------------------------------
+// ---- Step 5: reduce-then-scan -----------------------------------------------------------------
 // Only the tile totals are stored; the totals are scanned (recursively); each tile is then
 // scanned again from its offset: recomputing a local scan is cheaper than storing and reloading it.
 void run_reduce_then_scan(const int* in, int* out, size_t n, ScanKind kind);
 void run_reduce_then_scan(const float* in, float* out, size_t n, ScanKind kind);
 
-// ---- Step 6: single pass with decoupled look-back (Merrill & Garland 2016; moves 2n bytes) -----
+// ---- Step 6: single pass with decoupled look-back (Merrill & Garland 2016) --------------------
 void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind);
 void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind);
 
@@ -79,6 +79,12 @@ void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind
 void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept);
 
 // The library baseline is CubScan (common/baselines/cub_scan.h).
+
+// ---- Predictions: worked out on paper, written in starter.cu, checked by the tests ------------
+extern const long long kNaiveAdditions;       // step 1: additions scan_naive_block performs, inclusive, n = 1000
+extern const long long kPaddedBankWays;       // step 2: worst bank conflict of the sweeps through padded(), m = 2048
+extern const long long kHostLevelsCalls;      // step 3: launches + memsets of run_host_levels, n = 3000
+extern const long long kReduceThenScanBytes;  // step 5: bytes per element reduce_then_scan moves, int, large n
 
 // ---- The source material's racy naive scan, for the demonstration only (racy_demo.cu) ---------
 // Scans kNaiveMaxN ints 100 times with the source's in-place version of step 1, which races,

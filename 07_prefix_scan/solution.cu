@@ -45,8 +45,7 @@ __global__ void scan_naive_block(const T* in, T* out, int n, ScanKind kind) {
     // TODO(step 1): out[i] = the inclusive or exclusive scan of in, any n <= kNaiveMaxN, with buf
     //               growing it step by step: each element adds the one `offset` places to its left.
     //               A step must read only the previous step's values (two buffers), and every
-    //               thread must meet every barrier. The final read needs no barrier after the loop
-    //               if thread i reads only the slot it wrote itself.
+    //               thread must meet every barrier.
     // BEGIN SOLUTION
     buf[0][i] = kind == ScanKind::inclusive ? in[i] : (i > 0 ? in[i - 1] : T(0));
     int cur = 0;
@@ -72,6 +71,13 @@ void naive_block(const T* in, T* out, size_t n, ScanKind kind) {
     // END SOLUTION
 }
 
+// TODO(step 1): predict on paper: how many additions of two data values does scan_naive_block
+//               perform, over all its threads, for an inclusive scan of n = 1000?
+// BEGIN SOLUTION
+const long long kNaiveAdditions = 8977;  // offsets 1, 2, ..., 512 each add n - offset: 10 * 1000 - 1023
+// END SOLUTION
+// STARTER: const long long kNaiveAdditions = -1;  // your prediction
+
 // ---- Step 2: work-efficient (Blelloch) scan in one block -------------------------------------
 // The array (padded with zeros to m, a power of two) is a balanced binary tree. Up-sweep: each
 // level adds every left child into its right sibling, so the last element ends up holding the
@@ -82,8 +88,7 @@ void naive_block(const T* in, T* out, size_t n, ScanKind kind) {
 // Bank conflicts: shared memory has 32 banks, word w lives in bank w % 32. At the level where
 // threads touch words `stride` apart, a stride of 32 or more puts every thread of a warp in the
 // same bank, and the accesses are served one after another. Inserting one unused word after
-// every 32 (index i is stored at i + i / 32) shifts each group of 32 into the next bank: the
-// worst case falls from 32 threads on one bank to 2.
+// every 32 (index i is stored at i + i / 32) shifts each group of 32 into the next bank.
 __device__ __forceinline__ int padded(int i) { return i + (i >> 5); }
 
 template <class T>
@@ -92,9 +97,8 @@ __global__ void scan_blelloch_block(const T* in, T* out, int n, int m, ScanKind 
     const int t = threadIdx.x;  // blockDim.x == m / 2; thread t owns elements t and t + m/2
     // TODO(step 2): the exclusive scan, in place in s (every index through padded()): each of the
     //               m/2 threads loads elements t and t + m/2 (0 past n); up-sweep; clear the root;
-    //               down-sweep; write out (inclusive = exclusive + own element). Clear the root with
-    //               thread 0, which made the last up-sweep addition to it: then no extra barrier is
-    //               needed, because the down-sweep's first barrier publishes the zero.
+    //               down-sweep; write out (inclusive = exclusive + own element). Every level reads
+    //               words other threads wrote at the level before; so does the final write-out.
     // BEGIN SOLUTION
     const int a = t, b = t + m / 2;
     const T xa = a < n ? in[a] : T(0);
@@ -136,6 +140,14 @@ void blelloch_block(const T* in, T* out, size_t n, ScanKind kind) {
     CUDA_CHECK_LAUNCH();
     // END SOLUTION
 }
+
+// TODO(step 2): predict on paper: with every index through padded() and m = 2048, what is the
+//               largest number of DIFFERENT words of s that one warp's access puts in one bank,
+//               over every level of both sweeps? (1 means no bank conflict anywhere.)
+// BEGIN SOLUTION
+const long long kPaddedBankWays = 2;  // from stride 64 on, lanes t and t + 16 share a bank
+// END SOLUTION
+// STARTER: const long long kPaddedBankWays = -1;  // your prediction
 
 // ---- Step 3: one launch per level ------------------------------------------------------------
 // __syncthreads() waits for the threads of ONE block; the up-sweep and down-sweep need every
@@ -185,6 +197,13 @@ __global__ void levels_finish(const T* in, const T* y, T* out, size_t n, ScanKin
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = kind == ScanKind::inclusive ? y[i] + in[i] : y[i];
 }
+
+// TODO(step 3): predict on paper: how many kernel launches and memsets does run_host_levels
+//               issue, in all, for n = 3000?
+// BEGIN SOLUTION
+const long long kHostLevelsCalls = 27;  // m = 4096: load, 12 up-sweep levels, the memset, 12 down, finish
+// END SOLUTION
+// STARTER: const long long kHostLevelsCalls = -1;  // your prediction
 
 template <class T>
 void host_levels(const T* in, T* out, size_t n, ScanKind kind) {
@@ -358,8 +377,6 @@ __device__ __forceinline__ void finish_tile(T (&items)[kItemsPerThread], const T
 // local scan in out, and stores the tile's total in tile_sums. Pass 2: the totals are scanned
 // (exclusive) by calling this same algorithm on them: 4096 times fewer elements, so any n takes
 // a few levels. Pass 3 (add_tile_offsets): every element of tile t gets tile_offsets[t] added.
-// Memory traffic: read n, write n (pass 1), read n, write n (pass 3): 4n, twice that of a
-// single pass. Step 5 removes one of the four.
 template <class T, bool kInclusive>
 __global__ void __launch_bounds__(kTileThreads) scan_each_tile(const T* __restrict__ in, T* __restrict__ out,
                                                                size_t n, T* __restrict__ tile_sums, bool vector_ok) {
@@ -449,9 +466,8 @@ void scan_then_propagate(const T* in, T* out, size_t n, ScanKind kind) {
 // Step 4 stores each tile's local scan only to read it back and add a number to it. Here pass 1
 // (reduce_tiles) reads the input and writes only one total per tile; pass 2 scans those totals
 // as in step 4, recursively; pass 3 (rescan_tiles) reads the input again and scans each tile
-// starting from its offset, storing the final values once. Memory traffic: read n (pass 1),
-// read n + write n (pass 3): 3n instead of 4n. Scanning a tile twice costs arithmetic, done in
-// registers, which is nearly free next to moving the tile through DRAM once more.
+// starting from its offset, storing the final values once. Scanning a tile twice costs
+// arithmetic, done in registers.
 template <class T>
 __global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict__ in, T* __restrict__ tile_sums,
                                                              size_t n, bool vector_ok) {
@@ -530,6 +546,14 @@ void reduce_then_scan(const T* in, T* out, size_t n, ScanKind kind) {
     // END SOLUTION
 }
 
+// TODO(step 5): predict on paper: how many bytes per element does reduce_then_scan move between
+//               DRAM and the chip, for int and a large n (count every pass's reads and writes of
+//               whole arrays; the tile totals are too few to count)? A copy moves 8.
+// BEGIN SOLUTION
+const long long kReduceThenScanBytes = 12;  // pass 1 reads n, pass 3 reads n and writes n: 3 x 4 bytes
+// END SOLUTION
+// STARTER: const long long kReduceThenScanBytes = -1;  // your prediction
+
 // ---- Step 6: single pass with decoupled look-back --------------------------------------------
 // Each tile publishes a status word: its flag and its value in ONE 64-bit word, written and read
 // with single 64-bit atomic accesses, so a reader can never see a flag with a stale value (with
@@ -603,11 +627,11 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ unsigned s_tile;
     __shared__ T s_warp[kWarpsPerTile];
     __shared__ T s_prefix;
-    // TODO(step 6): the tile number from tile_counter (thread 0; shared through s_tile); load and
-    //               scan_tile_partials. Tile 0 publishes kTilePrefix = its total, with no look-back.
-    //               Any other tile publishes kTileAggregate first; then all 32 lanes of warp 0 call
-    //               look_back; thread 0 publishes kTilePrefix and shares the prefix through s_prefix
-    //               (barrier). Then finish_tile and store_tile.
+    // TODO(step 6): the tile number from tile_counter (shared through s_tile), never blockIdx.x;
+    //               load and scan_tile_partials. Every tile publishes what it knows as soon as it
+    //               knows it, and never waits before publishing its aggregate; warp 0 (all 32
+    //               lanes) runs look_back; the prefix reaches the block through s_prefix. Then
+    //               finish_tile and store_tile.
     // BEGIN SOLUTION
     if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
@@ -664,7 +688,7 @@ void decoupled_lookback(const T* in, T* out, size_t n, ScanKind kind) {
 // keep[i] = 1 if element i stays. The exclusive scan of keep is, for each kept element, the
 // number of kept elements before it: its position in the output.
 __global__ void compact_flags(const int* in, int* keep, size_t n, int threshold) {
-    // TODO(step 7): keep[i] = in[i] > threshold ? 1 : 0 (size_t index, bounds check).
+    // TODO(step 7): keep[i] = 1 where in[i] is above threshold, else 0 (size_t index, bounds check).
     // BEGIN SOLUTION
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) keep[i] = in[i] > threshold ? 1 : 0;
@@ -673,8 +697,8 @@ __global__ void compact_flags(const int* in, int* keep, size_t n, int threshold)
 
 __global__ void compact_scatter(const int* in, const int* position, int* out, size_t n, int threshold,
                                 size_t* kept) {
-    // TODO(step 7): a kept element goes to out[position[i]]. The thread of the last element
-    //               also writes the count: its position + (1 if it is kept).
+    // TODO(step 7): a kept element goes to out[position[i]]; one thread that can know the count
+    //               writes it to *kept.
     // BEGIN SOLUTION
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

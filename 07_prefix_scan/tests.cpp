@@ -3,6 +3,7 @@
 // Every GPU scan is checked on int (exactly, against std::inclusive_scan / std::exclusive_scan)
 // and on float (within the tolerance of check_float_scan), inclusive and exclusive. The output
 // buffer has 64 poisoned elements past the end: a scan must write all n results and nothing more.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -148,6 +149,49 @@ STEP_CASE(kSteps, "decoupled_lookback", "100 runs of n = 2^22+5 all exact (large
         if (!compare_exact(d_out.download(), ref).ok()) ++wrong;
     }
     CHECK(wrong == 0);
+}
+
+// ---- the predictions (on the CPU: each expected value derived here, not copied) ---------------
+STEP_HOST_CASE(kSteps, "naive_block", "prediction kNaiveAdditions (inclusive, n = 1000)") {
+    const long long n = 1000;
+    long long additions = 0;
+    for (long long offset = 1; offset < n; offset *= 2) additions += n - offset;  // element i >= offset adds
+    check_prediction("kNaiveAdditions", kNaiveAdditions, additions,
+                     "at the step with offset d, which elements have a left neighbour d places away?");
+}
+STEP_HOST_CASE(kSteps, "blelloch_block", "prediction kPaddedBankWays (m = 2048, through padded())") {
+    // Every access of the sweeps: at the level with partners `offset` apart, threads t < m / (2 offset)
+    // touch words offset (2t + 1) - 1 and offset (2t + 2) - 1 (one instruction each), stored at
+    // i + i / 32. For each warp and instruction: the most different words that share a bank.
+    const long long m = 2048;
+    long long worst = 0;
+    for (long long offset = 1; offset < m; offset *= 2) {
+        const long long active = m / (2 * offset);
+        for (long long which = 1; which <= 2; ++which)
+            for (long long warp = 0; warp * 32 < active; ++warp) {
+                std::vector<std::vector<long long>> words(32);
+                for (long long t = warp * 32; t < std::min(active, warp * 32 + 32); ++t) {
+                    const long long i = offset * (2 * t + which) - 1, stored = i + i / 32;
+                    auto& bank = words[stored % 32];
+                    if (std::find(bank.begin(), bank.end(), stored) == bank.end()) bank.push_back(stored);
+                }
+                for (const auto& bank : words) worst = std::max(worst, (long long)bank.size());
+            }
+    }
+    check_prediction("kPaddedBankWays", kPaddedBankWays, worst,
+                     "the bank of word w is w mod 32: where does i + i/32 put a warp's words at each stride?");
+}
+STEP_HOST_CASE(kSteps, "host_levels", "prediction kHostLevelsCalls (n = 3000)") {
+    long long levels = 0;
+    while ((1LL << levels) < 3000) ++levels;               // the padded size m = 2^levels
+    const long long calls = 1 + levels + 1 + levels + 1;  // load, up-sweep levels, root memset, down-sweep, finish
+    check_prediction("kHostLevelsCalls", kHostLevelsCalls, calls,
+                     "how many levels has the tree of m = next_pow2(n) leaves, and what runs besides them?");
+}
+STEP_HOST_CASE(kSteps, "reduce_then_scan", "prediction kReduceThenScanBytes (int, large n)") {
+    const long long pass1 = sizeof(int), pass3 = 2 * sizeof(int);  // reduce_tiles reads; rescan_tiles reads and writes
+    check_prediction("kReduceThenScanBytes", kReduceThenScanBytes, pass1 + pass3,
+                     "which passes read the whole input, and which write the whole output?");
 }
 
 // ---- step 7 ---------------------------------------------------------------------------------

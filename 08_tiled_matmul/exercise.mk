@@ -5,8 +5,6 @@ BASELINES     := cublas_sgemm
 
 # make profile-08: 1024 x 1024 x 1024 (cuBLAS is left out).
 PROFILE_ARGS     := --m 1024 --n 1024 --k 1024
-PROFILE_KERNELS  := 1=matmul_naive_x_row 1=matmul_naive_x_col 2=matmul_tiled 3=matmul_blocked_1d \
-                    4=matmul_blocked_2d
 PROFILE_COLUMNS  := global load sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum; \
                     FMA pipe busy (% of peak) = sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active; \
                     bank conflicts per shared-memory request = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum

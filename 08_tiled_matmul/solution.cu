@@ -20,12 +20,15 @@
 
 // ---- Step 1: naive, one thread per element of C ------------------------------------------------
 // Thread (i, j) computes the dot product of row i of A with column j of B. A warp is 32 threads
-// with consecutive threadIdx.x, and its 32 loads of one instruction are served together: if
-// they fall into a few 32-byte sectors (neighbouring addresses) that is one transaction, if they
-// are 32 far-apart addresses it is 32. So which index of C threadIdx.x walks along matters.
+// with consecutive threadIdx.x, and its 32 loads of one instruction are served together, in
+// 32-byte sectors: the fewer different sectors they touch, the cheaper the load. So which index
+// of C threadIdx.x walks along matters.
 
-// threadIdx.x -> row i (what the source material does). In one step p of the loop the warp reads
-// A[i][p] for 32 different rows, K floats apart: 32 sectors for 32 useful floats.
+// threadIdx.x -> row i (what the source material does).
+// BEGIN SOLUTION
+// In one step p of the loop the warp reads A[i][p] for 32 different rows, K floats apart: 32
+// sectors for 32 useful floats.
+// END SOLUTION
 __global__ void matmul_naive_x_row(const float* A, const float* B, float* C, int M, int N, int K) {
     // TODO(step 1): thread (i, j) computes C[i][j], the row i from the .x indices and the column j
     //               from the .y ones; threads outside C do nothing. Accumulate in a float. Compute
@@ -41,8 +44,11 @@ __global__ void matmul_naive_x_row(const float* A, const float* B, float* C, int
     // END SOLUTION
 }
 
-// threadIdx.x -> column j. Now the warp reads ONE element of A (a broadcast) and 32 neighbouring
-// elements of B (128 bytes, 4 sectors), and its stores to C are neighbours too.
+// threadIdx.x -> column j.
+// BEGIN SOLUTION
+// Now the warp reads ONE element of A (a broadcast) and 32 neighbouring elements of B (128
+// bytes, 4 sectors), and its stores to C are neighbours too.
+// END SOLUTION
 __global__ void matmul_naive_x_col(const float* A, const float* B, float* C, int M, int N, int K) {
     // TODO(step 1): the same product, but j comes from the .x parts and i from the .y parts.
     // BEGIN SOLUTION
@@ -74,19 +80,22 @@ void run_naive(NaiveMap map, const float* A, const float* B, float* C, int m, in
     // END SOLUTION
 }
 
+// TODO(step 1): predict on paper, for M = N = K = 1024 and a warp of 32 consecutive threadIdx.x
+//               whose first row (x->row) or column (x->col) is a multiple of 32: how many
+//               different 32-byte sectors does the warp's load of A touch, in one step p of
+//               matmul_naive_x_row? And its load of B in matmul_naive_x_col?
+// BEGIN SOLUTION
+const long long kXRowSectorsA = 32;  // 32 rows, 4 KB apart: a sector each
+const long long kXColSectorsB = 4;   // 32 neighbouring floats: 128 bytes
+// END SOLUTION
+// STARTER: const long long kXRowSectorsA = -1;  // your prediction
+// STARTER: const long long kXColSectorsB = -1;  // your prediction
+
 // ---- Step 2: shared-memory tiles ---------------------------------------------------------------
 // C is cut into kTile x kTile tiles, one per block of kTile x kTile threads. The block walks
 // along k one tile at a time: each thread copies ONE element of A's tile and ONE of B's into
 // shared memory, then every thread reads kTile elements of each from there. Every float fetched
 // from global memory is used kTile times instead of once.
-//
-// Two barriers per tile, each for a different hazard:
-//   after the copy:    a thread reads elements that OTHER threads copied; it must wait until
-//                      they are all written (read-after-write).
-//   after the sums:    the next iteration overwrites the tiles; a fast thread must not do that
-//                      while a slow one still reads the current tiles (write-after-read).
-// Every thread of the block must reach both, so no thread may leave early (not even one outside
-// C): the bounds checks go around the loads and the final store, never around a barrier.
 __global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
     // TODO(step 2): this block's kTile x kTile tile of C, threadIdx.x along columns. Walk along K
     //               one tile at a time: each thread copies one element of A's tile and one of B's
@@ -94,6 +103,13 @@ __global__ void matmul_tiled(const float* A, const float* B, float* C, int M, in
     //               One barrier against each of the two hazards on the shared tiles; every thread
     //               reaches every barrier, so bounds checks guard the loads and the store only.
     // BEGIN SOLUTION
+    // Two barriers per tile, each for a different hazard:
+    //   after the copy:  a thread reads elements that OTHER threads copied; it must wait until
+    //                    they are all written (read-after-write).
+    //   after the sums:  the next iteration overwrites the tiles; a fast thread must not do that
+    //                    while a slow one still reads the current tiles (write-after-read).
+    // Every thread of the block must reach both, so no thread may leave early (not even one
+    // outside C): the bounds checks go around the loads and the final store, never a barrier.
     __shared__ float tile_a[kTile][kTile];
     __shared__ float tile_b[kTile][kTile];
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -123,12 +139,20 @@ void run_tiled(const float* A, const float* B, float* C, int m, int n, int k) {
     CUDA_CHECK_LAUNCH();
 }
 
+// TODO(step 2): predict on paper: how many bytes does matmul_tiled request from global memory
+//               per FMA (count the loads into the shared tiles, for large M, N, K)? The naive
+//               kernels request 8.
+// BEGIN SOLUTION
+const double kTiledGlobalBytesPerFma = 0.25;  // per tile step: 2 x 32 x 32 floats for 32^3 FMAs
+// END SOLUTION
+// STARTER: const double kTiledGlobalBytesPerFma = -1;  // your prediction
+
 // ---- Step 3: register blocking in 1D -----------------------------------------------------------
 // In the tiled kernel every multiply-add still needs two shared-memory reads. Shared memory is
 // fast, but an SM reads at most 32 words of it per clock while it can do 128 FMAs: at two reads
 // per FMA, the FMA units wait. Fix: give each thread several outputs and keep what they share in
 // a register. Here a thread computes k1dRowsPerThread = 8 elements of ONE column of C: per step p
-// it reads b = B[p][col] once and uses it for 8 FMAs (8 + 1 shared reads for 8 FMAs, not 16).
+// it reads b = B[p][col] once and uses it for all 8.
 constexpr int k1dTileRows = 64, k1dTileCols = 64;  // the tile of C a block computes
 constexpr int k1dTileK = 8;                        // the depth of the shared tiles of A and B
 constexpr int k1dRowsPerThread = 8;                // a thread's elements, in one column of C
@@ -185,12 +209,19 @@ void run_register_blocked_1d(const float* A, const float* B, float* C, int m, in
     CUDA_CHECK_LAUNCH();
 }
 
+// TODO(step 3): predict on paper: how many bytes does one thread of matmul_blocked_1d read from
+//               shared memory per FMA? (The tiled kernel reads 8: two floats per FMA.)
+// BEGIN SOLUTION
+const double kBlocked1dSharedBytesPerFma = 4.5;  // per step p: 8 values of A and 1 of B for 8 FMAs
+// END SOLUTION
+// STARTER: const double kBlocked1dSharedBytesPerFma = -1;  // your prediction
+
 // ---- Step 4: register blocking in 2D -----------------------------------------------------------
 // Each of 256 threads computes an 8 x 8 micro-tile of a 128 x 128 tile of C. Per step p it loads
-// 8 values of A's column and 8 of B's row into registers and does 8 x 8 = 64 FMAs with them:
-// 16 shared reads for 64 FMAs, and as four 16-byte reads (LDS.128) rather than sixteen 4-byte
-// ones. To make A's 8 values contiguous, A's tile is stored TRANSPOSED in shared memory
-// (tile_a[p][m]), and the copy from global memory does the transposition.
+// 8 values of A's column and 8 of B's row into registers and does 8 x 8 = 64 FMAs with them,
+// reading them as 16-byte words (LDS.128). To make A's 8 values contiguous, A's tile is stored
+// TRANSPOSED in shared memory (tile_a[p][m]), and the copy from global memory does the
+// transposition.
 //
 // A thread's 8 rows are ty*4 .. ty*4+3 and 64+ty*4 .. 64+ty*4+3 (its columns likewise with tx),
 // not 8 adjacent ones: then the 16 threads with the same ty read 16 adjacent float4s of B's row
@@ -202,7 +233,7 @@ void run_register_blocked_1d(const float* A, const float* B, float* C, int m, in
 //
 // While the FMAs run on one pair of tiles, the next pair is already on its way from global memory
 // into registers, and goes to a second pair of shared buffers afterwards (double buffering): the
-// load latency hides behind arithmetic, and one barrier per step suffices (see the loop).
+// load latency hides behind arithmetic, and one barrier per step suffices.
 constexpr int k2dTileRows = 128, k2dTileCols = 128;        // the tile of C a block computes
 constexpr int k2dTileK = 16;                               // the depth of the shared tiles of A and B
 constexpr int k2dRowsPerThread = 8, k2dColsPerThread = 8;  // a thread's micro-tile of C
@@ -363,3 +394,10 @@ void run_register_blocked_2d(const float* A, const float* B, float* C, int m, in
                                             rows_16_byte_aligned(C, n));
     CUDA_CHECK_LAUNCH();
 }
+
+// TODO(step 4): predict on paper: how many bytes does one thread of matmul_blocked_2d read from
+//               shared memory per FMA?
+// BEGIN SOLUTION
+const double kBlocked2dSharedBytesPerFma = 1.0;  // per step p: 2 float4 of A and 2 of B (64 bytes) for 64 FMAs
+// END SOLUTION
+// STARTER: const double kBlocked2dSharedBytesPerFma = -1;  // your prediction

@@ -44,6 +44,13 @@ void run_register_blocked_2d(const float* A, const float* B, float* C, int m, in
 
 // The library reference is CublasSgemm (common/baselines/cublas_sgemm.h), same contract.
 
+// ---- Predictions: worked out on paper, written in starter.cu, checked by the tests -------------
+extern const long long kXRowSectorsA;            // step 1: sectors of one warp's load of A, x->row, 1024^3
+extern const long long kXColSectorsB;            // step 1: sectors of one warp's load of B, x->col, 1024^3
+extern const double kTiledGlobalBytesPerFma;     // step 2: global bytes requested per FMA, large sizes
+extern const double kBlocked1dSharedBytesPerFma; // step 3: shared bytes a thread reads per FMA
+extern const double kBlocked2dSharedBytesPerFma; // step 4: shared bytes a thread reads per FMA
+
 // ---- The steps, in order: the program, the tests and their summary all read this list --------
 // A step's kernels, as the tables name them: step 1 has two (its two mappings), the others one.
 using MatmulFn = void (*)(const float* A, const float* B, float* C, int m, int n, int k);

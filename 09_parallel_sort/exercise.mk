@@ -7,10 +7,6 @@ BASELINES     := cub_sort
 # (sum_tiles, scan_tiles) are counted in the step that launches them.
 PROFILE_ARGS     := --n 2^22
 PROFILE_LAUNCHES := 300
-PROFILE_KERNELS  := 1=bitonic_sort_tiles 2=bitonic_stage_global 2=bitonic_merge_tiles \
-                    3=split_count 3=sum_tiles 3=scan_tiles 3=split_scatter \
-                    4=radix_histogram 4=sum_tiles 4=scan_tiles 4=radix_scatter \
-                    5=radix_histogram 5=sum_tiles 5=scan_tiles 5=radix_scatter
 PROFILE_COLUMNS  := bank conflicts per shared-memory request = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum; \
                     global store sectors per request (32 B each) = l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum / l1tex__t_requests_pipe_lsu_mem_global_op_st.sum; \
                     DRAM read + written (MB) = 1e-6 * dram__bytes_read.sum + dram__bytes_write.sum

@@ -102,6 +102,12 @@ inline size_t sorted_run(int step) { return step == 1 ? kBitonicTile : 0; }
 SORT_HOST_DEVICE uint32_t ordered_bits(uint32_t raw, KeyType type);
 SORT_HOST_DEVICE uint32_t raw_bits(uint32_t ordered, KeyType type);
 
+// ---- Predictions: worked out on paper, written in starter.cu, checked by the tests --------------
+extern const long long kTileStages;             // step 1: stages of the network on one 2048-key tile
+extern const long long kBitonicGlobalLaunches;  // step 2: launches of run_bitonic_global, n = 2^20
+extern const long long kSplitBytesPerKey;       // step 3: bytes per key the 32 passes move, large n
+extern const long long kRadixBytesPerKey;       // step 4: bytes per key the 4 passes move, large n
+
 // Given (count_scan.cu), used by steps 3 and 4: out[i] = in[0] + ... + in[i-1] (out[0] = 0),
 // on the GPU, asynchronously; the sum of all counts must be below 2^32. out may be in.
 void exclusive_scan_counts(const uint32_t* in, uint32_t* out, size_t count);

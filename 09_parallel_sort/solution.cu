@@ -68,11 +68,11 @@ __device__ uint32_t block_exclusive_sum(uint32_t v) {
 // ---- Step 1: a bitonic sorting network in one block ---------------------------------------------
 // A sorting network compares fixed pairs of positions in a fixed order, whatever the keys: each
 // thread knows its pair at every stage, and the only data-dependent thing is the swap. This one
-// sorts 2^m keys ascending in m(m+1)/2 stages. For block sizes k = 2, 4, ..., 2^m: one "flip"
-// stage, in which position i of each block of k meets its mirror image i ^ (k - 1), then
-// "half-cleaners" at distances j = k/4, k/8, ..., 1, in which i meets i + j. (README, Key
-// concepts, draws it for 8 keys.) A tile is kBitonicTile keys in shared memory, and each of the
-// kBitonicThreads = kBitonicTile / 2 threads orders one pair per stage.
+// sorts 2^m keys ascending. For block sizes k = 2, 4, ..., 2^m: one "flip" stage, in which
+// position i of each block of k meets its mirror image i ^ (k - 1), then "half-cleaners" at
+// distances j = k/4, k/8, ..., 1, in which i meets i + j. (README, Key concepts, draws it for 8
+// keys.) A tile is kBitonicTile keys in shared memory, and each of the kBitonicThreads =
+// kBitonicTile / 2 threads orders one pair per stage.
 
 // Copies this block's tile of keys into s, two keys per thread; a position at or past n holds
 // kLargestKey, which sorts to the end of the tile. Ends with the tile visible to every thread.
@@ -100,12 +100,12 @@ __device__ void store_tile(const uint32_t* s, uint32_t* keys, size_t n) {
 // j_first is 0). Called by every thread with the tile visible to all; returns the same way.
 __device__ void half_cleaners(uint32_t* s, unsigned j_first) {
     // TODO(step 1): at each distance j, thread t orders the t-th pair (i, i + j) of the tile,
-    //               where the pairs are the positions i whose bit j is clear. A stage reads what
-    //               the stage before wrote.
+    //               where the pairs start at the positions i with i & j == 0 (j is a power of two:
+    //               the bit whose value is j is clear). A stage reads what the stage before wrote.
     // BEGIN SOLUTION
     const unsigned t = threadIdx.x;
     for (unsigned j = j_first; j > 0; j /= 2) {
-        const unsigned i = ((t & ~(j - 1)) << 1) | (t & (j - 1));  // insert a 0 at bit j of t
+        const unsigned i = ((t & ~(j - 1)) << 1) | (t & (j - 1));  // t with a 0 inserted at the bit of value j
         compare_exchange(s, i, i + j);
         __syncthreads();
     }
@@ -137,6 +137,13 @@ void run_bitonic_block(const SortJob& job) {
                                                                                      job.n);
     CUDA_CHECK_LAUNCH();
 }
+
+// TODO(step 1): predict on paper: how many stages (rounds of compare-exchanges, each ending in a
+//               barrier) does bitonic_sort_tiles run on one tile of kBitonicTile = 2048 keys?
+// BEGIN SOLUTION
+const long long kTileStages = 66;  // block size 2^s has s stages: 1 + 2 + ... + 11
+// END SOLUTION
+// STARTER: const long long kTileStages = -1;  // your prediction
 
 // ---- Step 2: bitonic merges across the whole array ----------------------------------------------
 // Pad n in thought to a power of two N with keys larger than any key. Such padding never moves
@@ -198,6 +205,13 @@ void run_bitonic_global(const SortJob& job) {
     }
     // END SOLUTION
 }
+
+// TODO(step 2): predict on paper: how many kernel launches does run_bitonic_global make, in all
+//               (step 1's tile sort included), for n = 2^20 keys?
+// BEGIN SOLUTION
+const long long kBitonicGlobalLaunches = 55;  // 1 tile sort; k = 2^12 .. 2^20: 1 + 2 + ... + 9 stages, 9 merges
+// END SOLUTION
+// STARTER: const long long kBitonicGlobalLaunches = -1;  // your prediction
 
 // ---- Step 3: split by one bit, 32 times ----------------------------------------------------------
 // The split by bit b is a stable partition: the keys with bit b clear first, in their input
@@ -298,6 +312,14 @@ void run_split_sort(const SortJob& job) {
     pool_free(other);
 }
 
+// TODO(step 3): predict on paper: how many bytes per key does run_split_sort move between DRAM
+//               and the chip over its 32 passes, for a large n? Count every kernel's reads and
+//               writes of keys; leave out the per-tile counts and their scan.
+// BEGIN SOLUTION
+const long long kSplitBytesPerKey = 384;  // a pass: split_count reads 4, split_scatter reads 4 and writes 4
+// END SOLUTION
+// STARTER: const long long kSplitBytesPerKey = -1;  // your prediction
+
 // ---- Step 4: radix sort, eight bits at a time ----------------------------------------------------
 // Four passes, one per digit (bits shift .. shift + 7, shift = 0, 8, 16, 24), each a stable
 // counting sort by that digit:
@@ -380,8 +402,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const uint32_t* _
     // TODO(step 4): load the keys (through ordered_bits; a key past n is kLargestKey, so it ends
     //               up at the very end of the sorted tile) and rank them: row by row, pos[r] =
     //               how many of the warp's keys of the same digit come before it (earlier rows,
-    //               then lower lanes), counted in digit_pos[warp][digit] (zero it first). One
-    //               lane per group of equal digits updates the count; __syncwarp around it.
+    //               then lower lanes), counted in digit_pos[warp][digit] (zero it first). Lanes
+    //               that share a digit must not race on its count.
     // BEGIN SOLUTION
     for (unsigned i = threadIdx.x; i < kRadixWarps * kRadixDigits; i += kRadixThreads) (&digit_pos[0][0])[i] = 0;
 #pragma unroll
@@ -421,9 +443,10 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const uint32_t* _
     __syncthreads();
     // END SOLUTION
 
-    // TODO(step 4): put each key at its place in sorted_keys (pos[r] plus its warp's start for
-    //               its digit); then store sorted positions p = threadIdx.x + kRadixThreads * i
-    //               below tile_keys to keys_out[out_minus_pos[digit] + p], through raw_bits.
+    // TODO(step 4): put each key at its place in sorted_keys: its rank pos[r] plus its warp's
+    //               start for its digit. Keep that place in pos[r] (step 5 puts the key's value
+    //               there). Then store sorted positions p = threadIdx.x + kRadixThreads * i below
+    //               tile_keys to keys_out[out_minus_pos[digit] + p], through raw_bits.
     // BEGIN SOLUTION
 #pragma unroll
     for (int r = 0; r < kRadixRows; ++r) {
@@ -441,8 +464,9 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const uint32_t* _
     }
     // END SOLUTION
 
-    // TODO(step 5): with kPairs, each value goes where its key went: into sorted_values at its
-    //               key's pos[r] (values past n do not exist), then out as the keys went out.
+    // TODO(step 5): with kPairs, each value goes where its key went: into sorted_values at the
+    //               place its key took in sorted_keys (values past n do not exist), then out to
+    //               values_out as the keys went out.
     // BEGIN SOLUTION
     if constexpr (kPairs) {
 #pragma unroll
@@ -492,6 +516,14 @@ void run_radix_sort(const SortJob& job) {
     if (pairs) pool_free(other_values);
     pool_free(other_keys);
 }
+
+// TODO(step 4): predict on paper: how many bytes per key does run_radix_sort move between DRAM
+//               and the chip, unsigned keys alone, large n? Count the kernels' reads and writes
+//               of keys; leave out the per-tile counts and their scan.
+// BEGIN SOLUTION
+const long long kRadixBytesPerKey = 48;  // 4 passes of: radix_histogram reads 4, radix_scatter reads 4 and writes 4
+// END SOLUTION
+// STARTER: const long long kRadixBytesPerKey = -1;  // your prediction
 
 // ---- Step 5: int and float keys, and values --------------------------------------------------------
 // Radix sort orders bit patterns as unsigned numbers. A key type sorts with it if every key is

@@ -319,6 +319,37 @@ STEP_HOST_CASE(kSteps, "keys_and_pairs",
     }
 }
 
+// ---- the predictions (on the CPU: each expected value derived here, not copied) ---------------
+STEP_HOST_CASE(kSteps, "bitonic_block", "prediction kTileStages (2048 keys)") {
+    long long stages = 0;
+    for (size_t k = 2; k <= kBitonicTile; k *= 2) {
+        stages += 1;                                   // the flip stage of block size k
+        for (size_t j = k / 4; j >= 1; j /= 2) ++stages;  // the half-cleaners
+    }
+    check_prediction("kTileStages", kTileStages, stages,
+                     "how many stages does block size k take (its flip, then its half-cleaners), for k = 2 to 2048?");
+}
+STEP_HOST_CASE(kSteps, "bitonic_global", "prediction kBitonicGlobalLaunches (n = 2^20)") {
+    const size_t n = (size_t)1 << 20;
+    long long launches = 1;  // step 1's tile sort
+    for (size_t k = 2 * kBitonicTile; k <= n; k *= 2) {
+        for (size_t j = k / 2; j >= kBitonicTile; j /= 2) ++launches;  // a stage whose pairs span tiles
+        ++launches;                                                     // the rest of the merge, in shared memory
+    }
+    check_prediction("kBitonicGlobalLaunches", kBitonicGlobalLaunches, launches,
+                     "for each block size above a tile, which distances j need a launch of their own?");
+}
+STEP_HOST_CASE(kSteps, "split", "prediction kSplitBytesPerKey") {
+    const long long per_pass = 4 /* split_count reads */ + 4 + 4 /* split_scatter reads and writes */;
+    check_prediction("kSplitBytesPerKey", kSplitBytesPerKey, 32 * per_pass,
+                     "which kernels of one pass read every key, which write it, and how many passes are there?");
+}
+STEP_HOST_CASE(kSteps, "radix_sort", "prediction kRadixBytesPerKey") {
+    const long long per_pass = 4 /* radix_histogram reads */ + 4 + 4 /* radix_scatter reads and writes */;
+    check_prediction("kRadixBytesPerKey", kRadixBytesPerKey, (32 / kRadixBits) * per_pass,
+                     "which kernels of one pass read every key, which write it, and how many passes are there?");
+}
+
 // ---- the library baselines and the given scan --------------------------------------------------
 TEST_CASE("baseline cub: SortKeys, SortPairs and thrust::sort agree with std::stable_sort" * needs_gpu()) {
     for (size_t n : {(size_t)0, (size_t)1, (size_t)4097, (size_t)100003}) {

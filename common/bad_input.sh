@@ -17,7 +17,9 @@
 # Neither depends on how busy the machine is; a wall-clock guard of 120 s catches only a hang.
 set -u
 cd "$(dirname "$0")/.."
-export REQUIRE_GPU=0 LC_ALL=C
+# No case may reach GPU work, on any machine: CUDA is shown no device at all, so a value that
+# slips through the checks meets "no usable GPU" (still one line) instead of a run.
+export REQUIRE_GPU=0 LC_ALL=C CUDA_VISIBLE_DEVICES=
 tmp=$(mktemp -d)
 chmod 755 "$tmp"  # the cases run as another user reach into it
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -144,9 +146,6 @@ bad_integers=('' abc 1.5 12abc 0x10 2^64 99999999999 -99999999999 -1e30 '$(id)' 
 bad_reals=('' abc nan inf -inf 1e999 1,5 0x1p3zz '2.5 ' ' 1' $'\t1' -- $'1\e[2J' $'1e5\n2' "$long_digits.5")
 bad_choices=('' bogus ALL 'all ' 1 $'all\n' $'\e[31mall')
 
-# Is a count's upper limit 2^32 - 1 or more (sizes of that many elements never fit the cap)?
-is_big() { [ ${#1} -gt 10 ] || { [ ${#1} -eq 10 ] && [ "$1" -ge 4294967295 ]; }; }
-
 # A value each kind accepts (for the cases about rules, which need a valid value).
 valid_value() {  # kind, values, default
   case $1 in
@@ -206,12 +205,12 @@ for ex in "${exercises[@]}"; do
           expect "$name: must be at most $hi" "$program" "$name" "$((hi + 1))"
           expect "$name" "$program" "$name" 2^62
         fi
-        # A count of work that can never fit: refused before anything is allocated (the cap
-        # turns an allocation made first into a crash).
-        if [ "$kind" = size ] && is_big "$hi"; then
+        # The largest count it takes: refused, or stopped at the GPU check, before anything is
+        # allocated (the memory cap turns an allocation made first into a crash).
+        if [ "$kind" = size ]; then
           big=$hi
           [ "$hi" = 18446744073709551615 ] && big=2^62
-          expect "$name" "$program" "$name" "$big"
+          expect "$name || no usable GPU" "$program" "$name" "$big"
         fi
         ;;
       integer)
@@ -277,7 +276,7 @@ for ex in "${exercises[@]}"; do
         expect "$name: && a folder of the course's sources" "$program" "$name" "$tmp/link$ext"
         check_that "$ex: $name left $link_target as it was" test "$(stat -c %Y:%s "$link_target")" = "$before"
         if [ "$kind" = output-file ]; then
-          expect "$name: && exists and is not" "$program" "$name" "$tmp/existing.notakind"
+          expect "$name: && must be a file name ending in $ext" "$program" "$name" "$tmp/existing.notakind"
           check_that "$ex: $name left another kind of file as it was" test ! -s "$tmp/existing.notakind"
           expect "$name: && is a folder" "$program" "$name" "$tmp/folder.x"
           expect "$name: && does not exist" "$program" "$name" "$tmp/missing/x$ext"
@@ -333,14 +332,15 @@ for ex in "${exercises[@]}"; do
     done
   done <<<"$list"
 
-  # Every count at its largest, together: one line naming one of them, nothing allocated.
+  # Every count at its largest, together: one line naming one of them (or the GPU check),
+  # nothing allocated.
   all=()
   for name in "${names[@]}"; do
     hi=${values_of[$name]##*..}
     [ "${kind_of[$name]}" = size ] && all+=("$name" "$([ "$hi" = 18446744073709551615 ] && echo 2^62 || echo "$hi")")
   done
   if [ ${#all[@]} -gt 2 ]; then
-    needle=""
+    needle="no usable GPU"
     for ((i = 0; i < ${#all[@]}; i += 2)); do needle+="${needle:+ || }${all[i]}"; done
     expect "$needle" "$program" "${all[@]}"
   fi
@@ -363,7 +363,7 @@ for ex in "${exercises[@]}"; do
     expect "'--b\\x1B[2Jogus' is not a test option" "$tests" $'--b\e[2Jogus'
     expect "--out: && a folder of the course's sources" "$tests" "--out=$ex/bad_input_probe.txt"
     check_that "$ex: the tests' --out wrote nothing into $ex/" test ! -e "$ex/bad_input_probe.txt"
-    expect "--out: && exists and is not" "$tests" "-o=$tmp/existing.notakind"
+    expect "--out: && must be a file name ending in" "$tests" "-o=$tmp/existing.notakind"
     expect "--out: needs a file name" "$tests" "--out="
   fi
 
@@ -393,6 +393,7 @@ expect_make "USE must be" run-$n USE=
 expect_make "USE must be && (got 'solution ')" run-$n 'USE=solution '
 expect_make "REQUIRE_GPU" test-$n REQUIRE_GPU=yes
 expect_make "REQUIRE_GPU" test-$n 'REQUIRE_GPU=0 1'
+for v in many -1 100 '2 ' ''; do expect_make "REQUIRE_GPUS" test-$n "REQUIRE_GPUS=$v"; done
 for v in 0 00 000 abc -5 1000000 '1 2' 1.5 $'3\n'; do expect_make "TEST_TIMEOUT" test-$n "TEST_TIMEOUT=$v"; done
 for v in 0 00 abc '2 2'; do expect_make "JOBS" check "JOBS=$v"; done
 expect_make "V must be 0 or 1" build-$n V=2
@@ -404,7 +405,7 @@ expect_make "no exercise '99'" run-99
 expect_make "no exercise '7'" test-7
 expect_make "run make in the course's folder" -C "$tmp" -f "$PWD/Makefile" run-$n
 # A quote in a setting is a character: nothing runs, even for make help.
-for setting in TEST_TIMEOUT JOBS ARCH NVCC USE REQUIRE_GPU; do
+for setting in TEST_TIMEOUT JOBS ARCH NVCC USE REQUIRE_GPU REQUIRE_GPUS; do
   expect_make "$setting" help "$setting=1' ]] ; touch $tmp/pwned_$setting ; [[ '1"
   check_that "make: a quote in $setting ran nothing" test ! -e "$tmp/pwned_$setting"
 done
@@ -458,22 +459,23 @@ fake_ncu() {  # name, what it does after `ncu --version`
 fake_ncu ncu_perm 'echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."; exit 1'
 fake_ncu ncu_old 'echo "==ERROR== Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option."; exit 1'
 fake_ncu ncu_run 'while [ $# -gt 0 ] && [ "$1" != bash ]; do shift; done; "$@"; rc=$?; echo "==WARNING== No kernels were profiled."; exit $rc'
-profile_program=build/$folder/solution/${folder#*_}
-profile() {  # needle, ncu, then VAR=value settings
-  local needle=$1 ncu=$2
-  shift 2
-  expect "$needle" env "NCU=$ncu" PROFILE_KERNELS=1=some_kernel "$@" bash common/profile.sh "$folder" \
-    "$profile_program" build/common/profile_table
+# A stand-in for a program that ran its steps on a GPU under COURSE_PROFILE=1 (measure.h).
+printf '#!/usr/bin/env bash\necho "| 1 | some_step | ok |"\necho "nvtx range: step 1 some_step"\n' >"$tmp/ran_steps"
+chmod +x "$tmp/ran_steps"
+real=build/$folder/solution/${folder#*_}
+profile() {  # needle, ncu, program, then VAR=value settings
+  local needle=$1 ncu=$2 program=$3
+  shift 3
+  expect "$needle" env "NCU=$ncu" "$@" bash common/profile.sh "$folder" "$program" build/common/profile_table
 }
-profile "is not a program" "$tmp/no_such_ncu"
-profile "is not Nsight Compute" /bin/echo
-profile "NVreg_RestrictProfilingToAdminUsers=0" "$tmp/ncu_perm"
-profile "too old" "$tmp/ncu_old"
-profile "unknown option '--bogus'" "$tmp/ncu_run" "ARGS=--bogus"
-profile "PROFILE_COLUMNS" "$tmp/ncu_run" "PROFILE_COLUMNS=x = a__b.sum +"
-profile "PROFILE_KERNELS" "$tmp/ncu_run" "PROFILE_KERNELS=some_kernel"
-profile "PROFILE_ONCE" "$tmp/ncu_run" PROFILE_ONCE=yes
-nvidia-smi -L >/dev/null 2>&1 || profile "no usable GPU" "$tmp/ncu_run"
+profile "is not a program" "$tmp/no_such_ncu" "$tmp/ran_steps"
+profile "is not Nsight Compute" /bin/echo "$tmp/ran_steps"
+profile "NVreg_RestrictProfilingToAdminUsers=0" "$tmp/ncu_perm" "$tmp/ran_steps"
+profile "too old" "$tmp/ncu_old" "$tmp/ran_steps"
+profile "unknown option '--bogus'" "$tmp/ncu_run" "$real" "ARGS=--bogus"
+profile "PROFILE_COLUMNS" "$tmp/ncu_run" "$real" "PROFILE_COLUMNS=x = a__b.sum +"
+profile "PROFILE_LAUNCHES" "$tmp/ncu_run" "$real" PROFILE_LAUNCHES=lots
+profile "no usable GPU" "$tmp/ncu_run" "$real"
 
 # ---- The result -----------------------------------------------------------------------------
 for f in "${failures[@]+"${failures[@]}"}"; do echo "bad input FAILED: $f"; done

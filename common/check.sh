@@ -4,13 +4,17 @@
 #      STRICT_STARTERS=1 a difference is an error; otherwise a note, since students edit theirs);
 #   2. the tests pass against solution.cu;
 #   3. on a GPU, the tests FAIL against the untouched starter: a suite that passes on it
-#      could not tell a finished exercise from an unfinished one.
+#      could not tell a finished exercise from an unfinished one;
+#   and its hints.md (make hint-NN) has a section per step the tests declare, each of two or more
+#   levels, with no code in level 1 (common/hints.sh lint).
+# Then the bad-input suite and the hint tool's own tests, which need no GPU.
 # Ends with one line: check: N passed, N failed, N skipped (test cases).
 set -u
 timeout_s=${TEST_TIMEOUT:-300}
 strict=${STRICT_STARTERS:-}
 [ "${CI:-}" = true ] && strict=1
 passed=0 failed=0 skipped=0
+hints_passed=0 hints_failed=0
 problems=()
 
 # Reads the summary lines common/test_main.cpp prints: "result: P passed, F failed, S skipped"
@@ -59,6 +63,13 @@ for ex in "$@"; do
     tail -n 40 <<<"$out"
     echo "----"
   fi
+  # 2b. (while steps_line is the solution's) its hints cover the steps the tests declare
+  if hint_problem=$(bash common/hints.sh lint "$ex" "$steps_line" 2>&1); then
+    hints_passed=$((hints_passed + 1))
+  else
+    hints_failed=$((hints_failed + 1))
+    problems+=("$hint_problem")
+  fi
   # 3. the untouched starter fails (only meaningful where the GPU cases ran); its "(large)"
   #    cases would only fail more slowly
   #    and every one of its steps must fail: finishing a step turns exactly that step to ok
@@ -94,6 +105,19 @@ passed=$((passed + p)); failed=$((failed + f))
 grep -E '^bad input: .* cases, ' <<<"$out" | sed 's/^bad input: /bad input  /'
 printf '%-22s %3d passed, %d failed\n' "bad input" "$p" "$f"
 [ "$f" -ne 0 ] && grep -E '^bad input FAILED' <<<"$out" | head -n 40
+
+# 5. hints: every exercise's hints.md (2b. above), and make hint-NN's own tests (common/hints_test.sh)
+out=$(bash common/hints_test.sh 2>&1)
+line=$(grep -E '^hints tool: [0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n 1)
+if [ -n "$line" ]; then
+  read -r p f < <(sed -E 's/^hints tool: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
+else
+  p=0 f=1
+fi
+passed=$((passed + p + hints_passed)); failed=$((failed + f + hints_failed))
+printf '%-22s %3d passed, %d failed\n' "hints.md" "$hints_passed" "$hints_failed"
+printf '%-22s %3d passed, %d failed\n' "make hint-NN" "$p" "$f"
+[ "$f" -ne 0 ] && { grep -E '^hints tool FAILED' <<<"$out" | head -n 40; [ -n "$line" ] || tail -n 20 <<<"$out"; }
 
 [ -n "${skip_note:-}" ] && echo "${skip_note#note: } (REQUIRE_GPU=1 makes that a failure)"
 for pr in "${problems[@]+"${problems[@]}"}"; do echo "problem: $pr"; done

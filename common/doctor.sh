@@ -56,6 +56,27 @@ echo "Libraries:"
 found() { for d in "${DEPS:-.deps/usr}/include" /usr/include /usr/local/include; do [ -f "$d/$1" ] && { echo "$d/$1"; return 0; }; done; return 1; }
 if p=$(found doctest/doctest.h); then echo "  doctest: $p"; else warn "doctest not found: make check installs doctest-dev, or install it yourself"; fi
 if p=$(found gif_lib.h); then echo "  giflib: $p"; else warn "giflib not found (03's --gif): make check installs libgif-dev, or install it yourself"; fi
+# NCCL (collectives across GPUs): the header and library the build takes (searched in its order:
+# .deps, the toolkit, the system), and the header's version.
+toolkit=$([ -n "$nvcc_ver" ] && dirname "$(dirname "$(readlink -f "$(command -v "$nvcc")")")")
+nccl_h=""
+for d in "${DEPS:-.deps/usr}/include" ${toolkit:+"$toolkit/include"} /usr/local/include /usr/include; do
+  [ -f "$d/nccl.h" ] && { nccl_h="$d/nccl.h"; break; }
+done
+nccl_so=""
+for d in "${DEPS:-.deps/usr}/lib/x86_64-linux-gnu" ${toolkit:+"$toolkit/targets/x86_64-linux/lib" "$toolkit/lib64"} \
+         /usr/local/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+  [ -e "$d/libnccl.so" ] && { nccl_so="$d/libnccl.so"; break; }
+done
+if [ -n "$nccl_h" ] && [ -n "$nccl_so" ]; then
+  nccl_ver=$(sed -nE 's/^#define NCCL_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/p' "$nccl_h" | paste -sd. -)
+  echo "  NCCL ${nccl_ver:-?}: $nccl_h, $nccl_so"
+else
+  warn "NCCL not found (nccl.h and libnccl.so): the first build that needs it installs it (libnccl-dev, or PyPI's nvidia-nccl-cu13 into .deps/)"
+fi
+if [ -n "${NCCL_NVLS_ENABLE+set}" ]; then
+  echo "  NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE (NVLink multicast: kept as the environment sets it)"
+fi
 if command -v compute-sanitizer >/dev/null 2>&1; then
   echo "  compute-sanitizer: $(command -v compute-sanitizer)"
 else

@@ -9,8 +9,9 @@
 //   - lies in one of the course's source folders (an exercise folder, common/, .ci/, .git/):
 //     nothing a student types may write over the course (writing in the course's top folder,
 //     or anywhere else, is fine);
-//   - would overwrite a file that is not of the expected kind (`extension`: ".gif", or several
-//     separated by spaces: ".txt .xml"), so a typo never replaces a source file;
+//   - does not end in the expected kind's extension (`extension`: ".gif", or several separated
+//     by spaces: ".txt .xml"), so a file of another kind is never overwritten (a typo never
+//     replaces a source file);
 //   - is a folder (for a file), or a file (for a folder), or not a regular file;
 //   - is in a folder that is missing or not writable, or cannot be created or written.
 // Nothing is left behind by the check: a file or folder made to find out is removed again.
@@ -78,12 +79,12 @@ inline std::string list_of(const std::string& extension) {
     return s;
 }
 
-// "a .gif file", "a .txt or .xml file"
+// ".gif", ".txt, .log or .xml"
 inline std::string kind_words(const std::string& extension) {
     const std::vector<std::string> k = kinds(extension);
     std::string s;
     for (size_t i = 0; i < k.size(); ++i) s += (i == 0 ? "" : i + 1 == k.size() ? " or " : ", ") + k[i];
-    return "a " + s + " file";
+    return s;
 }
 
 inline std::string why_unreachable(const std::string& path, int error) {
@@ -139,17 +140,18 @@ inline std::string why_not_output_file(const std::string& path, const std::strin
         return quoted(path) + " is in " + folder + ", a folder of the course's sources: write it outside them "
                "(the course's top folder is fine)";
     struct stat st;
-    if (stat(path.c_str(), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return quoted(path) + " is a folder; give a file name such as out" + kinds(extension)[0];
-        if (!S_ISREG(st.st_mode)) return quoted(path) + " is not a regular file";
-        if (!of_kind(path, extension))
-            return quoted(path) + " exists and is not " + kind_words(extension) + ": it is not overwritten; choose another name";
+    const bool exists = stat(path.c_str(), &st) == 0;
+    const int stat_error = exists ? 0 : errno;
+    if (exists && S_ISDIR(st.st_mode)) return quoted(path) + " is a folder; give a file name such as out" + kinds(extension)[0];
+    if (exists && !S_ISREG(st.st_mode)) return quoted(path) + " is not a regular file";
+    if (!of_kind(path, extension)) return quoted(path) + " must be a file name ending in " + kind_words(extension);
+    if (exists) {
         const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // no O_TRUNC: left as it is
         if (fd < 0) return quoted(path) + " cannot be written (" + std::strerror(errno) + ")";
         close(fd);
         return "";
     }
-    if (errno != ENOENT) return why_unreachable(path, errno);
+    if (stat_error != ENOENT) return why_unreachable(path, stat_error);
     struct stat link;
     if (lstat(path.c_str(), &link) == 0) return quoted(path) + " is a symbolic link to a file that does not exist";
     const std::string parent = parent_of(path);

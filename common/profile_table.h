@@ -1,17 +1,18 @@
-// profile_table.h: Nsight Compute's counters, as one Markdown table with a row per step.
+// profile_table.h: Nsight Compute's counters, as one Markdown table with a row per step and kernel.
 //
-// `make profile-NN` (common/profile.sh) runs an exercise's program under ncu, which writes one
-// CSV line per kernel launch (`ncu --csv --page raw`). This header reads that CSV, gives each
-// launch its step (from the exercise's PROFILE_KERNELS list, e.g. "1=scale_one_block
-// 2=scale_many_blocks"), adds up the launches of each step's kernel, and fills the columns that
-// PROFILE_COLUMNS asks for, e.g.
+// `make profile-NN` (common/profile.sh) runs an exercise's program under ncu once per step. The
+// program runs each step once inside an NVTX range named by the step ("step 3 sequential",
+// measure.h), and ncu profiles only the launches inside that range (--nvtx-include), writing
+// one CSV line per launch (`ncu --csv --page raw`). This header reads those CSVs, adds up the
+// launches of each kernel within its step, and fills the columns that PROFILE_COLUMNS asks
+// for, e.g.
 //   "global load sectors per request = l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 //                                      / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 // A column is [SCALE *] METRIC [+ METRIC...] [/ METRIC [+ METRIC...]]. Over a step's launches a
 // ratio is taken of the sums (conflicts over requests of all launches); a single percentage or
 // rate (.pct, .ratio, .per_second, pct_of_peak) is averaged, weighted by each launch's time; any
 // other single value (a count, bytes, a time) is summed.
-// Host code only: common/tests.cpp tests it on a CSV recorded on an H200 (profile_sample.csv).
+// Host code only: common/tests.cpp tests it on a CSV recorded on an H100 (profile_sample.csv).
 #pragma once
 
 #include <cctype>
@@ -157,70 +158,6 @@ inline Report parse_ncu_csv(std::istream& in) {
 
 // ---- What the exercise asks for -----------------------------------------------------------------
 
-struct KernelStep {
-    std::string step;     // "3", or "-" for a library row
-    std::string pattern;  // "scan_each_tile", or "radix_*": every kernel whose name starts so
-};
-
-inline bool name_matches(const std::string& pattern, const std::string& base_name) {
-    if (!pattern.empty() && pattern.back() == '*')
-        return base_name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
-    return base_name == pattern;
-}
-
-inline bool is_identifier(const std::string& s, bool star_allowed) {
-    if (s.empty()) return false;
-    for (size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                        (star_allowed && c == '*' && i + 1 == s.size());
-        if (!ok) return false;
-    }
-    return true;
-}
-
-// "1=scale_one_block 2=scale_many_blocks 5=radix_*" (a kernel may be listed under several steps:
-// assign_steps decides by the order of launches). Sets *error on a malformed entry.
-inline std::vector<KernelStep> parse_kernel_steps(const std::string& spec, std::string* error) {
-    std::vector<KernelStep> list;
-    size_t at = 0;
-    while (at < spec.size()) {
-        const size_t start = spec.find_first_not_of(" \t\n", at);
-        if (start == std::string::npos) break;
-        size_t end = spec.find_first_of(" \t\n", start);
-        if (end == std::string::npos) end = spec.size();
-        const std::string word = spec.substr(start, end - start);
-        const size_t eq = word.find('=');
-        KernelStep k;
-        if (eq != std::string::npos) k = {word.substr(0, eq), word.substr(eq + 1)};
-        if (eq == std::string::npos || k.step.empty() || k.step.find_first_of("*|") != std::string::npos ||
-            !is_identifier(k.pattern, true)) {
-            *error = "'" + word + "' is not STEP=KERNEL (a kernel name, or a prefix ending in *)";
-            return {};
-        }
-        list.push_back(k);
-        at = end;
-    }
-    if (list.empty()) *error = "names no kernel (STEP=KERNEL ...)";
-    return list;
-}
-
-// For ncu --kernel-name regex: (matched against the function name, which may carry <...>).
-inline std::string kernel_regex(const std::vector<KernelStep>& kernels) {
-    std::string alternatives;
-    std::vector<std::string> seen;
-    for (const auto& k : kernels) {
-        bool again = false;
-        for (const auto& s : seen) again = again || s == k.pattern;
-        if (again) continue;
-        seen.push_back(k.pattern);
-        std::string p = k.pattern;
-        if (p.back() == '*') p = p.substr(0, p.size() - 1) + "[A-Za-z0-9_]*";
-        alternatives += (alternatives.empty() ? "" : "|") + p;
-    }
-    return "^(" + alternatives + ")(<.*)?$";
-}
-
 struct Column {
     std::string header;                 // plain words
     std::string formula;                // as written, for the list under the table
@@ -353,42 +290,6 @@ inline std::vector<std::string> missing_metrics(const Report& report, const std:
 
 // ---- From launches to rows ----------------------------------------------------------------------
 
-// Gives each launch its step: one of the steps that list its kernel. A kernel listed under
-// several steps (07's compaction reuses step 5's kernels) stays in the step of the launch before
-// it if that step lists it, else goes to the first step listing it at or after that one: steps
-// run in order. "" for a kernel no step lists. Limitation: a step whose first launch is a kernel
-// the step before also lists (and launched last) is taken for that step: give it a kernel of its own.
-inline std::vector<std::string> assign_steps(const std::vector<Launch>& launches,
-                                             const std::vector<KernelStep>& kernels) {
-    std::vector<std::string> order;  // the steps, in the order the list names them
-    for (const auto& k : kernels) {
-        bool seen = false;
-        for (const auto& s : order) seen = seen || s == k.step;
-        if (!seen) order.push_back(k.step);
-    }
-    auto rank = [&](const std::string& step) {
-        for (size_t i = 0; i < order.size(); ++i)
-            if (order[i] == step) return (int)i;
-        return -1;
-    };
-    std::vector<std::string> steps;
-    std::string current;
-    for (const auto& l : launches) {
-        std::vector<std::string> candidates;
-        for (const auto& k : kernels)
-            if (name_matches(k.pattern, base_kernel_name(l.kernel))) candidates.push_back(k.step);
-        std::string chosen;
-        for (const auto& c : candidates)
-            if (c == current) chosen = c;
-        for (const auto& c : candidates)
-            if (chosen.empty() && rank(c) >= rank(current)) chosen = c;
-        if (chosen.empty() && !candidates.empty()) chosen = candidates[0];
-        steps.push_back(chosen);
-        if (!chosen.empty()) current = chosen;
-    }
-    return steps;
-}
-
 struct Row {
     std::string step, kernel;
     std::vector<const Launch*> launches;
@@ -426,34 +327,35 @@ inline std::string column_value(const Column& c, const std::vector<const Launch*
     return short_number(c.scale * num);
 }
 
-// One row per step and kernel, in step order; a step of the list with no launch gets a row saying
-// so. With first_launch_only (a program that times its steps, so repeats each launch many
-// times), only the first launch of each kernel in each step counts.
-inline std::vector<Row> summarize(const Report& report, const std::vector<KernelStep>& kernels,
-                                  const std::vector<Column>& columns, bool first_launch_only) {
-    const std::vector<std::string> steps = assign_steps(report.launches, kernels);
+// What ncu profiled inside one step's NVTX range.
+struct StepReport {
+    std::string label;  // "step 3 sequential"
+    Report report;
+};
+
+// "step 3 sequential" -> "3"; a label of no step stays whole.
+inline std::string step_number(const std::string& label) {
+    if (label.rfind("step ", 0) != 0) return label;
+    return label.substr(5, label.find(' ', 5) - 5);
+}
+
+// One row per step and kernel, in step order, the launches of a kernel within its step added
+// up; a step with no launch gets a row saying so.
+inline std::vector<Row> summarize(const std::vector<StepReport>& steps, const std::vector<Column>& columns) {
     std::vector<Row> rows;
-    std::vector<std::string> order;
-    for (const auto& k : kernels) {
-        bool seen = false;
-        for (const auto& s : order) seen = seen || s == k.step;
-        if (!seen) order.push_back(k.step);
-    }
-    for (const std::string& step : order) {
+    for (const StepReport& s : steps) {
         const size_t first_row = rows.size();
-        for (size_t i = 0; i < report.launches.size(); ++i) {
-            if (steps[i] != step) continue;
-            const Launch& l = report.launches[i];
+        for (const Launch& l : s.report.launches) {
             Row* row = nullptr;
             for (size_t r = first_row; r < rows.size(); ++r)
                 if (rows[r].kernel == l.kernel) row = &rows[r];
             if (!row) {
-                rows.push_back({step, l.kernel, {}, {}});
+                rows.push_back({step_number(s.label), l.kernel, {}, {}});
                 row = &rows.back();
             }
-            if (!first_launch_only || row->launches.empty()) row->launches.push_back(&l);
+            row->launches.push_back(&l);
         }
-        if (rows.size() == first_row) rows.push_back({step, "(no launch profiled)", {}, {}});
+        if (rows.size() == first_row) rows.push_back({step_number(s.label), "(no launch profiled)", {}, {}});
     }
     for (Row& r : rows)
         for (const Column& c : columns) r.cells.push_back(column_value(c, r.launches));

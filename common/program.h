@@ -20,7 +20,9 @@
 #include "bench.h"
 #include "gpu.h"
 #include "memory.h"
+#include "measure.h"
 #include "options.h"
+#include "output_file.h"
 #include "run_steps.h"
 
 struct ProgramSpec {
@@ -56,6 +58,8 @@ inline std::string program_usage(const std::string& program, const ProgramSpec& 
         u += "  --seed S        seed of the random input (default 1)\n";
     }
     if (!spec.bench.empty()) u += "  --bench         print " + spec.bench + " instead\n";
+    u += "  --csv FILE      also write every table's rows to FILE (a .csv file)\n";
+    u += "  --plot FILE     also draw the measured rows on this GPU's roofline, in FILE (an .svg file)\n";
     u += "  --help          this text (--list-options: every option's kind and range, one a line)\n";
     return u;
 }
@@ -73,6 +77,10 @@ public:
             declared("--seed").kind = "seed";  // a count, but of nothing that takes memory or time
         }
         bench = spec.bench.empty() ? false : flag("--bench");
+        files.csv = text("--csv", "");
+        files.plot = text("--plot", "");
+        require_output_file(*this, "--csv", files.csv, ".csv");
+        require_output_file(*this, "--plot", files.plot, ".svg");
         if (!spec.steps.empty() && !spec.bench.empty())
             refuse_with("--kernel", "--bench", "--bench measures every step; leave --kernel out or drop --bench");
     }
@@ -80,6 +88,10 @@ public:
     std::string kernel = "all";  // "all" or one step's (or library's) name
     uint64_t seed = 1;
     bool bench = false;
+    OutputFiles files;
+
+    // Where the measurements' tables go besides the terminal (--csv, --plot).
+    const OutputFiles& outputs() const { return files; }
 
     bool selected(const std::string& name) const { return kernel == "all" || kernel == name; }
 

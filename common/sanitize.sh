@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# sanitize.sh [FOLDER PROGRAM 'ARGS' 'DEMO ARGS']...: compute-sanitizer's four tools (memcheck
-# with leak checking, racecheck, synccheck, initcheck) over each solution's program, run with
-# ARGS, and over its tests (all but the cases named "(large)"); fails on any report. DEMO ARGS,
-# if not empty, run the program's deliberately racy demo: racecheck must report hazards in it.
+# sanitize.sh [FOLDER PROGRAM 'ARGS' 'DEMO ARGS' 'SKIP']...: compute-sanitizer's four tools
+# (memcheck with leak checking, racecheck, synccheck, initcheck) over each solution's program,
+# run with ARGS, and over its tests (all but the cases named "(large)" and those SKIP names,
+# comma-separated doctest wildcards: cases whose kernels are a library's own); fails on any
+# report. DEMO ARGS, if not empty, run the program's deliberately racy demo: racecheck must
+# report hazards in it. (The Makefile passes each exercise's SANITIZE_ARGS, _DEMO and _SKIP.)
 # sanitize.sh --need-gpu: only checks that there is a GPU and compute-sanitizer (exit 2, one line).
 #
 # Each tool runs once on each binary and input, and the runs go in parallel (SANITIZE_JOBS at a
@@ -26,8 +28,8 @@ need() {
   fi
 }
 if [ "${1:-}" = --need-gpu ]; then need; exit 0; fi
-if [ $# -eq 0 ] || [ $(($# % 4)) -ne 0 ]; then
-  echo "usage: sanitize.sh [FOLDER PROGRAM 'ARGS' 'DEMO ARGS']... (make sanitize, make sanitize-NN)" >&2
+if [ $# -eq 0 ] || [ $(($# % 5)) -ne 0 ]; then
+  echo "usage: sanitize.sh [FOLDER PROGRAM 'ARGS' 'DEMO ARGS' 'SKIP']... (make sanitize, make sanitize-NN)" >&2
   exit 2
 fi
 need
@@ -53,14 +55,15 @@ add_run() {  # key, group, command words...
   [[ " ${groups[*]-} " == *" $group "* ]] || groups+=("$group")
 }
 while [ $# -gt 0 ]; do
-  ex=$1 program=$2 args=$3 demo=$4
-  shift 4
+  ex=$1 program=$2 args=$3 demo=$4 skip=$5
+  shift 5
+  exclude="--test-case-exclude=*(large)*${skip:+,$skip}"
   tests=$(dirname "$program")/tests
   folders+=("$ex")
   mkdir -p "build/$ex/sanitize"
   rm -f "build/$ex/sanitize/"*.log "build/$ex/sanitize/"*.rc
   # How many test cases (not "(large)") there are, for the parts.
-  count=$("$tests" --count '--test-case-exclude=*(large)*' 2>/dev/null | sed -nE 's/.*passing the current filters: ([0-9]+).*/\1/p' | tail -n 1)
+  count=$("$tests" --count "$exclude" 2>/dev/null | sed -nE 's/.*passing the current filters: ([0-9]+).*/\1/p' | tail -n 1)
   if ! [[ "${count:-}" =~ ^[0-9]+$ ]] || [ "$count" -eq 0 ]; then
     echo "sanitize: $tests does not list its test cases (doctest --count): build it with make build-${ex%%_*}"
     exit 2
@@ -76,7 +79,7 @@ while [ $# -gt 0 ]; do
     for ((first = 1; first <= count; first += per)); do
       last=$((first + per - 1 < count ? first + per - 1 : count))
       add_run "$ex/$tool-tests-$first-$last" "$ex/$tool/tests" "${sanitizer[@]}" "$tests" \
-        '--test-case-exclude=*(large)*' "--first=$first" "--last=$last"
+        "$exclude" "--first=$first" "--last=$last"
     done
   done
   if [ -n "$demo" ]; then

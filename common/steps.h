@@ -11,11 +11,17 @@
 #include <string>
 #include <vector>
 
-template <class Fn>
+// What a step is besides its launcher: its size limit, why it skips a size, its traffic model,
+// what it takes. Each exercise that has such facts declares its own Info struct, so that no
+// code branches on a step's number, name or function pointer.
+struct NoInfo {};
+
+template <class Fn, class Info = NoInfo>
 struct Step {
     int number;        // as in the TODOs: TODO(step 2)
     const char* name;  // as in --kernel and the test names
-    Fn run;            // the launcher the student writes (or an adapter to it)
+    Fn run;            // the launcher the student writes (or an adapter to it): one meaning everywhere
+    Info info{};       // the exercise's facts about this step
 };
 
 // How a step is named everywhere: "step 2 many_blocks". Its test cases are "step 2 many_blocks:
@@ -30,8 +36,8 @@ inline std::string step_of_case(const std::string& case_name) {
     return case_name.substr(0, case_name.find(':'));
 }
 
-template <class Fn, size_t N>
-std::vector<std::string> step_names(const Step<Fn> (&steps)[N]) {
+template <class Fn, class Info, size_t N>
+std::vector<std::string> step_names(const Step<Fn, Info> (&steps)[N]) {
     std::vector<std::string> names;
     for (const auto& s : steps) names.push_back(s.name);
     return names;

@@ -2,12 +2,15 @@
 //
 // Before running, it looks for a usable GPU. With none, test cases marked needs_gpu() are left
 // out (reported as skipped, with the reason), unless REQUIRE_GPU=1 is set: then the run fails,
-// because a verification run on a GPU machine must not silently skip anything.
+// because a verification run on a GPU machine must not silently skip anything. REQUIRE_GPUS=N
+// (N > 1 for cases that need several GPUs) also fails a machine with fewer than N GPUs.
 // A word it does not know, and a --out report file that would land in the course's sources or
 // over another kind of file, get one line and exit code 2 before anything runs.
 // At the end it prints two lines that `make check` and `make status` read:
 //   steps: 2 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: FAILED)
 //   result: 12 passed, 5 failed, 3 skipped
+// and appends the first to the file COURSE_STEPS_LOG names, if set (make test-NN with your starter
+// sets it: make hint-NN starts at the first step that has not passed yet).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "testing.h"
 
@@ -26,6 +29,7 @@ namespace {
 
 struct StepResult {
     int passed = 0, failed = 0, skipped = 0;
+    int no_gpu = 0;  // cases left out for lack of a GPU: the step is not known to pass
 };
 
 struct Tally {
@@ -120,7 +124,7 @@ struct SummaryListener : doctest::IReporter {
         if (!f.gpu_missing || std::string(tc.m_test_suite) != "gpu" || !f.would_run(tc.m_name)) return;
         Tally& t = tally();
         ++t.skipped;
-        if (StepResult* s = t.step(tc.m_name)) ++s->skipped;
+        if (StepResult* s = t.step(tc.m_name)) ++s->skipped, ++s->no_gpu;
     }
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
@@ -214,11 +218,34 @@ int main(int argc, char** argv) {
         std::printf("error: REQUIRE_GPU must be 0 or 1 (got '%s')\n", require_text.c_str());
         return 2;
     }
-    const bool require_gpu = require_text == "1";
+    // REQUIRE_GPUS=N: a machine with fewer than N usable GPUs fails the suite at once, so that a
+    // case needing several GPUs cannot skip on a machine meant to have them.
+    const char* require_n = std::getenv("REQUIRE_GPUS");
+    const std::string require_n_text = require_n ? require_n : "";
+    const bool n_ok = require_n_text.size() <= 2 &&
+                      std::all_of(require_n_text.begin(), require_n_text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!n_ok) {
+        std::printf("error: REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '%s')\n", require_n_text.c_str());
+        return 2;
+    }
+    const int required_gpus = require_n_text.empty() ? 0 : std::atoi(require_n_text.c_str());
+    const bool require_gpu = require_text == "1" || required_gpus > 0;
     GpuPresence gpu = probe_gpu();
+    if (gpu.usable && required_gpus > 0) {
+        int count = 0;
+        CUDA_CHECK(cudaGetDeviceCount(&count));
+        if (count < required_gpus) {
+            std::printf("error: REQUIRE_GPUS=%d but this machine has %d usable GPU%s\n", required_gpus, count,
+                        count == 1 ? "" : "s");
+            std::printf("result: 0 passed, 1 failed, 0 skipped\n");
+            return 1;
+        }
+    }
     if (!gpu.usable) {
         if (require_gpu) {
-            std::printf("error: REQUIRE_GPU=1 but there is no usable GPU: %s\n", gpu.reason.c_str());
+            std::printf("error: %s but there is no usable GPU: %s\n",
+                        required_gpus > 0 ? ("REQUIRE_GPUS=" + require_n_text).c_str() : "REQUIRE_GPU=1",
+                        gpu.reason.c_str());
             std::printf("result: 0 passed, 1 failed, 0 skipped\n");
             return 1;
         }
@@ -241,12 +268,25 @@ int main(int argc, char** argv) {
     for (const auto& name : steps) {
         const auto found = t.steps.find(name);
         const StepResult s = found == t.steps.end() ? StepResult{} : found->second;
-        const char* state = s.failed ? "FAILED" : s.passed ? "ok" : "not run";
-        if (s.failed == 0 && s.passed > 0) ++steps_passed;
+        // A step whose GPU cases could not run is not known to pass, whatever its host cases say.
+        const char* state = s.failed ? "FAILED" : s.no_gpu ? "not run (needs a GPU)" : s.passed ? "ok" : "not run";
+        if (s.failed == 0 && s.no_gpu == 0 && s.passed > 0) ++steps_passed;
         detail += (detail.empty() ? "" : "; ") + name + ": " + state;
     }
-    if (!steps.empty())
-        std::printf("steps: %d of %zu passed (%s)\n", steps_passed, steps.size(), detail.c_str());
+    if (!steps.empty()) {
+        const std::string line =
+            "steps: " + std::to_string(steps_passed) + " of " + std::to_string(steps.size()) + " passed (" + detail + ")";
+        std::printf("%s\n", line.c_str());
+        // `make test-NN` with your starter names a file here: make hint-NN and make status read
+        // your progress from it (common/hints.sh).
+        const char* log = std::getenv("COURSE_STEPS_LOG");
+        if (log && *log) {
+            FILE* f = std::fopen(log, "a");
+            if (f) std::fprintf(f, "%s\n", line.c_str());
+            if (!f || std::fclose(f) != 0)
+                std::printf("note: could not record these steps in %s (make hint-NN will not know them)\n", log);
+        }
+    }
     std::printf("result: %d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
     if (t.passed + t.failed + t.skipped == 0) {
         std::printf("error: no test case matched the filters given (see --list-test-cases)\n");

@@ -57,8 +57,8 @@ inline std::vector<std::string>& declared_steps() {
     return steps;
 }
 
-template <class Fn, size_t N>
-int declare_steps(const Step<Fn> (&steps)[N]) {
+template <class Fn, class Info, size_t N>
+int declare_steps(const Step<Fn, Info> (&steps)[N]) {
     auto& all = declared_steps();
     for (const auto& s : steps) {
         const std::string label = step_label(s.number, s.name);
@@ -96,8 +96,8 @@ inline int register_case(const char* file, unsigned line, std::string name, std:
     return doctest::detail::regTest(tc);
 }
 
-template <class Fn, size_t N, class Body>
-int register_step_cases(const char* file, unsigned line, const Step<Fn> (&steps)[N], int first, int last,
+template <class Fn, class Info, size_t N, class Body>
+int register_step_cases(const char* file, unsigned line, const Step<Fn, Info> (&steps)[N], int first, int last,
                         const char* what, Body body) {
     declare_steps(steps);
     for (const auto& s : steps)
@@ -112,9 +112,9 @@ inline std::vector<std::string>& registration_errors() {
     return errors;
 }
 
-template <class Fn, size_t N>
-int register_named_step_case(const char* file, unsigned line, const Step<Fn> (&steps)[N], const char* step_name,
-                             const char* what, bool gpu, void (*body)(const Step<Fn>&)) {
+template <class Fn, class Info, size_t N>
+int register_named_step_case(const char* file, unsigned line, const Step<Fn, Info> (&steps)[N], const char* step_name,
+                             const char* what, bool gpu, void (*body)(const Step<Fn, Info>&)) {
     declare_steps(steps);
     for (const auto& s : steps)
         if (std::string(s.name) == step_name)
@@ -134,7 +134,9 @@ int register_named_step_case(const char* file, unsigned line, const Step<Fn> (&s
 inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
                              double rel_tol = 0) {
     const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);
-    CHECK_MESSAGE(right, "prediction " << name << " = " << predicted << ": not yet. Revisit: " << revisit);
+    const std::string message = std::string("prediction ") + name + " = " + doctest::toString(predicted).c_str() +
+                                ": not yet. Revisit: " + revisit;
+    CHECK_MESSAGE(right, message);
 }
 
 #define STEP_CASE(steps, step_name, what) \

@@ -126,6 +126,8 @@ TEST_CASE("host: options: --list-options lists what the program reads, with kind
           "--kernel  choice        one,two,lib,all  default=all  not-with=--bench\n"
           "--seed    seed          0..18446744073709551615  default=1\n"
           "--bench   flag          -\n"
+          "--csv     output-file   .csv\n"
+          "--plot    output-file   .svg\n"
           "--n       size          1..100  default=5  not-with=--bench\n"
           "--a       real          -1..1e+30  default=2.5  not-with=--watch  only-kernels=two,lib\n"
           "--watch   flag          -\n"
@@ -344,9 +346,23 @@ profile::Report sample_report() {
     REQUIRE_MESSAGE(in.good(), "common/profile_sample.csv not found: run the tests from the repository root");
     return profile::parse_ncu_csv(in);
 }
-const char* kSampleKernels =
-    "1=reduce_interleaved_divergent 2=reduce_interleaved_strided 3=reduce_sequential 4=reduce_first_add "
-    "5=reduce_unrolled_warp 6=reduce_shuffle 7=reduce_grid_stride_vec 8=reduce_one_pass";
+// The sample holds every step's launches in one CSV; make profile-NN gets one CSV per step (one
+// ncu run per NVTX range). Split by kernel, as those runs would have.
+std::vector<profile::StepReport> sample_steps(const profile::Report& all) {
+    const char* kernels[] = {"reduce_interleaved_divergent", "reduce_interleaved_strided", "reduce_sequential",
+                             "reduce_first_add", "reduce_unrolled_warp", "reduce_shuffle", "reduce_grid_stride_vec",
+                             "reduce_one_pass"};
+    std::vector<profile::StepReport> steps;
+    for (int s = 0; s < 8; ++s) {
+        profile::StepReport step{"step " + std::to_string(s + 1) + " " + std::string(kernels[s]).substr(7), {}};
+        step.report.columns = all.columns;
+        step.report.device = all.device;
+        for (const auto& l : all.launches)
+            if (l.kernel == kernels[s]) step.report.launches.push_back(l);
+        steps.push_back(step);
+    }
+    return steps;
+}
 const char* kSampleColumns =
     "conflicts = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + "
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + "
@@ -378,9 +394,6 @@ TEST_CASE("host: profile: kernel names lose their return type and parameters, ke
     CHECK(profile::short_kernel_name("void scan_each_tile<int, true>(const T1 *, T1 *, unsigned long, T1 *, bool)") ==
           "scan_each_tile<int, true>");
     CHECK(profile::base_kernel_name("scan_each_tile<int, true>") == "scan_each_tile");
-    CHECK(profile::name_matches("radix_*", "radix_scatter"));
-    CHECK_FALSE(profile::name_matches("radix_*", "bitonic_block"));
-    CHECK_FALSE(profile::name_matches("scan", "scan_each_tile"));
 }
 
 TEST_CASE("host: profile: the recorded ncu CSV is read launch by launch") {
@@ -402,12 +415,12 @@ TEST_CASE("host: profile: the recorded ncu CSV is read launch by launch") {
 
 TEST_CASE("host: profile: one row per step, launches added up, 05's effects visible") {
     std::string error;
-    const auto kernels = profile::parse_kernel_steps(kSampleKernels, &error);
     auto columns = profile::standard_columns();
     for (const auto& c : profile::parse_columns(kSampleColumns, &error)) columns.push_back(c);
     REQUIRE(error.empty());
     const profile::Report r = sample_report();
-    const auto rows = profile::summarize(r, kernels, columns, false);
+    const std::vector<profile::StepReport> steps = sample_steps(r);
+    const auto rows = profile::summarize(steps, columns);
     REQUIRE(rows.size() == 8);
     const size_t launches[] = {4, 4, 4, 3, 3, 3, 2, 1};
     for (size_t i = 0; i < 8; ++i) {
@@ -429,71 +442,61 @@ TEST_CASE("host: profile: one row per step, launches added up, 05's effects visi
     }
     CHECK(rows[0].cells[1] == profile::short_number(weighted / time));
     CHECK(profile::missing_metrics(r, columns).empty());
-    // First launch only: the first pass of each step.
-    const auto first = profile::summarize(r, kernels, columns, true);
-    CHECK(first[0].launches.size() == 1);
-    CHECK(first[0].cells[0] == "163");
+    CHECK(profile::step_number("step 12 radix_sort") == "12");
 }
 
-TEST_CASE("host: profile: a kernel listed under several steps stays with the step that launched it") {
+TEST_CASE("host: profile: a kernel two steps launch stays in each step's own row") {
     std::string error;
-    const auto kernels = profile::parse_kernel_steps(
-        "5=reduce_tiles 5=rescan_tiles 6=scan_decoupled_lookback 7=compact_flags 7=compact_scatter "
-        "7=reduce_tiles 7=rescan_tiles 8=radix_*",
-        &error);
+    const auto columns = profile::parse_columns("time = gpu__time_duration.sum", &error);
     REQUIRE(error.empty());
-    std::vector<profile::Launch> launches;
-    for (const char* k : {"reduce_tiles", "rescan_tiles<int, true>", "scan_decoupled_lookback<int, true>", "compact_flags",
-                          "reduce_tiles", "rescan_tiles<int, false>", "compact_scatter", "radix_scatter", "other"})
-        launches.push_back(launch_of(k, 1000));
-    CHECK(profile::assign_steps(launches, kernels) ==
-          std::vector<std::string>{"5", "5", "6", "7", "7", "7", "7", "8", ""});
-    CHECK(profile::kernel_regex(kernels) ==
-          "^(reduce_tiles|rescan_tiles|scan_decoupled_lookback|compact_flags|compact_scatter|radix_[A-Za-z0-9_]*)(<.*)?$");
+    profile::StepReport five{"step 5 reduce_then_scan", {}}, seven{"step 7 compact", {}};
+    five.report.launches = {launch_of("reduce_tiles", 1000), launch_of("rescan_tiles<int, true>", 2000)};
+    seven.report.launches = {launch_of("compact_flags", 500), launch_of("reduce_tiles", 1000),
+                             launch_of("reduce_tiles", 1000), launch_of("compact_scatter", 700)};
+    const auto rows = profile::summarize({five, seven}, columns);
+    REQUIRE(rows.size() == 5);
+    CHECK(rows[0].step == "5");
+    CHECK(rows[0].launches.size() == 1);
+    CHECK(rows[3].step == "7");
+    CHECK(rows[3].kernel == "reduce_tiles");
+    CHECK(rows[3].launches.size() == 2);
+    CHECK(rows[3].cells[0] == "2000");
 }
 
 TEST_CASE("host: profile: a step with no launch, nothing to divide by, a missing metric") {
     std::string error;
-    const auto kernels = profile::parse_kernel_steps("1=one 2=two", &error);
     const auto columns = profile::parse_columns(
         "per request = a__x.sum / b__y.sum; total (thousands) = 0.001 * a__x.sum + c__z.sum; share = d__w.pct", &error);
     REQUIRE(error.empty());
-    profile::Report r;
-    r.columns = {"ID", "Kernel Name", profile::kTimeMetric, "a__x.sum", "b__y.sum", "c__z.sum"};
-    r.launches = {launch_of("two", 1000, {{"a__x.sum", 3000}, {"b__y.sum", 0}, {"c__z.sum", 500}}),
-                  launch_of("two", 3000, {{"a__x.sum", 1000}, {"b__y.sum", 0}, {"c__z.sum", 500}})};
-    const auto rows = profile::summarize(r, kernels, columns, false);
+    profile::StepReport one{"step 1 one", {}}, two{"step 2 two", {}};
+    two.report.columns = {"ID", "Kernel Name", profile::kTimeMetric, "a__x.sum", "b__y.sum", "c__z.sum"};
+    two.report.launches = {launch_of("two", 1000, {{"a__x.sum", 3000}, {"b__y.sum", 0}, {"c__z.sum", 500}}),
+                           launch_of("two", 3000, {{"a__x.sum", 1000}, {"b__y.sum", 0}, {"c__z.sum", 500}})};
+    const auto rows = profile::summarize({one, two}, columns);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].kernel == "(no launch profiled)");
     CHECK(rows[0].cells == std::vector<std::string>{"-", "-", "-"});
     CHECK(rows[1].cells[0] == "-");     // no requests: no ratio
     CHECK(rows[1].cells[1] == "5.00");  // (3000 + 500 + 1000 + 500) / 1000
     CHECK(rows[1].cells[2] == "n/a");   // never collected
-    CHECK(profile::missing_metrics(r, columns) == std::vector<std::string>{"d__w.pct"});
+    CHECK(profile::missing_metrics(two.report, columns) == std::vector<std::string>{"d__w.pct"});
 }
 
 TEST_CASE("host: profile: a malformed list gets one message naming the entry") {
     struct Case {
-        bool columns;  // a PROFILE_COLUMNS spec, else a PROFILE_KERNELS one
         const char* spec;
         const char* message;
     };
     const Case cases[] = {
-        {false, "1=ok 2", "'2' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
-        {false, "1=bad-name", "'1=bad-name' is not STEP=KERNEL (a kernel name, or a prefix ending in *)"},
-        {false, "  ", "names no kernel (STEP=KERNEL ...)"},
-        {true, "no formula here", "'no formula here': write it as HEADER = FORMULA"},
-        {true, "x = a__b.sum +", "'x = a__b.sum +': ends where a metric name should follow"},
-        {true, "x = two * a__b.sum", "'x = two * a__b.sum': 'two' is not a number"},
-        {true, "x = a-b", "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)"},
-        {true, "x = a__b.sum c__d.sum", "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'"},
+        {"no formula here", "'no formula here': write it as HEADER = FORMULA"},
+        {"x = a__b.sum +", "'x = a__b.sum +': ends where a metric name should follow"},
+        {"x = two * a__b.sum", "'x = two * a__b.sum': 'two' is not a number"},
+        {"x = a-b", "'x = a-b': 'a-b' is not an ncu metric name (unit__counter.rollup)"},
+        {"x = a__b.sum c__d.sum", "'x = a__b.sum c__d.sum': expected + or / before 'c__d.sum'"},
     };
     for (const Case& k : cases) {
         std::string error;
-        if (k.columns)
-            profile::parse_columns(k.spec, &error);
-        else
-            profile::parse_kernel_steps(k.spec, &error);
+        profile::parse_columns(k.spec, &error);
         CHECK_MESSAGE(error == k.message, k.spec);
     }
     std::string error;
@@ -516,10 +519,85 @@ void empty_body(const Step<NoArgs>&) {}
 TEST_CASE("host: steps: a case naming a step that kSteps does not declare is an error, with the steps it has") {
     auto& errors = course_testing::registration_errors();
     const size_t before = errors.size();
+    const std::vector<std::string> declared = course_testing::declared_steps();
     course_testing::register_named_step_case("dir/tests.cpp", 42, kTwoSteps, "secnod", "a typo", false, empty_body);
     REQUIRE(errors.size() == before + 1);
     CHECK(errors.back() == "tests.cpp:42: a case of step 'secnod', which kSteps does not declare (its steps: first, second)");
     errors.pop_back();
+    course_testing::declared_steps() = declared;  // these two steps are not the suite's
+}
+
+// ---- measure.h: the CSV and the roofline (host); the timing loop itself (GPU) ----------------
+namespace {
+RowResult made_row(const std::string& section, const std::string& step, const std::string& name, RowKind kind,
+                   Work work, double ms, RowResult::Status status = RowResult::ok) {
+    RowResult r;
+    r.section = section, r.step = step, r.name = name, r.kind = kind, r.work = work, r.ms = ms, r.status = status;
+    r.rate = ms > 0 ? work.bytes / (ms * 1e-3) / 1e9 : 0;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("host: measure: the CSV has one quoted-where-needed line per row, wrong rows without figures") {
+    TableSpec spec;
+    spec.columns = {"traffic"};
+    Measurements m(spec);
+    RowResult a = made_row("2^25 floats", "3", "sequential", RowKind::step, {1.0e8, 2.5e7}, 0.05);
+    a.cells = {"2n, \"read\""};
+    m.add(a);
+    m.add(made_row("2^25 floats", "4", "first_add", RowKind::step, {1.0e8, 2.5e7}, 0, RowResult::failed));
+    const std::string csv = m.csv();
+    CHECK(csv.rfind("section,step,name,kind,traffic,time_ms,rate,rate_unit,percent_of_baseline,percent_of_peak,bytes,ops,status,detail\n", 0) == 0);
+    CHECK(csv.find("2^25 floats,3,sequential,step,\"2n, \"\"read\"\"\",0.05,2000,GB/s,,,100000000,25000000,ok,\n") != std::string::npos);
+    CHECK(csv.find("2^25 floats,4,first_add,step,,,,GB/s,,,100000000,25000000,failed,\n") != std::string::npos);
+}
+
+TEST_CASE("host: measure: the roofline SVG has the roofs, a point per timed row, and escapes text") {
+    RooflinePlot plot;
+    plot.title = "sum <of> n & floats";
+    plot.memory_roofs = {{"DRAM peak 3352 GB/s", 3352e9, false}, {"cudaMemcpy 3031 GB/s", 3031e9, true}};
+    plot.compute_roof = 66.9e12;
+    plot.compute_label = "FP32 peak 66.9 TFLOP/s";
+    plot.points = {{"1 interleaved_divergent", 0.25, 1.0e11, false}, {"8 one_pass", 0.25, 7.5e11, false},
+                   {"cub::DeviceReduce::Sum", 0.25, 7.6e11, true}, {"no work", 0, 1e9, false}};
+    const std::string svg = roofline_svg(plot);
+    CHECK(svg.rfind("<svg ", 0) == 0);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    CHECK(svg.find("sum &lt;of&gt; n &amp; floats") != std::string::npos);
+    CHECK(svg.find(">8 one_pass<") != std::string::npos);
+    CHECK(svg.find(">cub::DeviceReduce::Sum<") != std::string::npos);
+    CHECK(svg.find("no work") == std::string::npos);  // a point with no intensity is left out
+    CHECK(svg.find("stroke-dasharray") != std::string::npos);  // the measured copy roof
+    CHECK(svg.find("FP32 peak 66.9 TFLOP/s") != std::string::npos);
+    CHECK(svg.find("nan") == std::string::npos);
+    CHECK(svg.find("inf") == std::string::npos);
+}
+
+TEST_CASE("gpu: measure: a wrong row is never timed; libraries are timed before and after the steps" * needs_gpu()) {
+    DeviceBuffer<char> buffer(1 << 20);
+    int library_runs = 0, wrong_runs = 0, late_checks = 0;
+    std::vector<StepRow> rows = {
+        {"-", "library", [&] { ++library_runs; CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes())); },
+         [] { return Check{true, "fine"}; }, "", {}, RowKind::baseline},
+        {"1", "wrong", [&] { ++wrong_runs; CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, buffer.bytes())); },
+         [] { return Check{false, "always wrong"}; }},
+        {"2", "wrong_after_timing", [&] { CUDA_CHECK(cudaMemsetAsync(buffer.get(), 2, buffer.bytes())); },
+         [&] { return Check{late_checks++ == 0, "right once"}; }},
+        {"3", "skipped", [] {}, [] { return Check{true, ""}; }, "not at this size"},
+    };
+    Measurements m(TableSpec{}, BenchConfig{1, 3, false});
+    m.section("", Work{2.0 * buffer.bytes(), 0}, rows);
+    CHECK(m.finish() == 2);
+    const auto& r = m.results();
+    REQUIRE(r.size() == 4);
+    CHECK(library_runs == 1 + 2 * (1 + 3));  // the check, then timed before and after the steps
+    CHECK(wrong_runs == 1);
+    CHECK(r[0].timed());
+    CHECK(r[1].status == RowResult::failed);
+    CHECK(!r[1].timed());
+    CHECK(r[2].status == RowResult::failed_after_timing);
+    CHECK(!r[2].timed());
+    CHECK(r[3].status == RowResult::skipped);
 }
 
 // ---- output_file.h: what an option that writes a file may write over ---------------------------
@@ -557,8 +635,9 @@ TEST_CASE("host: output files: never into the course's sources, never over anoth
     CHECK(why_not_output_file(t + "/old.csv", ".csv") == "");
     CHECK(why_not_output_file(t + "/OLD.CSV", ".csv") == "");  // (new: another name on this file system)
     CHECK(fs::file_size(t + "/old.csv") == 3);  // not truncated by the check
-    CHECK(why_not_output_file(t + "/notes.txt", ".csv") ==
-          "'" + t + "/notes.txt' exists and is not a .csv file: it is not overwritten; choose another name");
+    CHECK(why_not_output_file(t + "/notes.txt", ".csv") == "'" + t + "/notes.txt' must be a file name ending in .csv");
+    CHECK(why_not_output_file(t + "/new.txt", ".txt .log") == "");
+    CHECK(why_not_output_file(t + "/new", ".txt .log") == "'" + t + "/new' must be a file name ending in .txt or .log");
     CHECK(why_not_output_file(t + "/notes.txt", ".csv .txt") == "");
     CHECK(why_not_output_file(t + "/link.csv", ".csv").find("a folder of the course's sources") != std::string::npos);
     CHECK(why_not_output_file(t + "/folder", ".gif") == "'" + t + "/folder' is a folder; give a file name such as out.gif");
@@ -581,8 +660,11 @@ TEST_CASE("host: output files: never into the course's sources, never over anoth
     Options o = p.options();
     const std::string csv = o.text("--csv", "");
     CHECK_THROWS_WITH(require_output_file(o, "--csv", csv, ".csv"),
-                      doctest::Contains(("--csv: '" + t + "/notes.txt' exists").c_str()));
+                      doctest::Contains(("--csv: '" + t + "/notes.txt' must be a file name ending in .csv").c_str()));
     CHECK(o.option_list() == "--csv  output-file   .csv\n");
+    const int fifo = mkfifo((t + "/pipe.csv").c_str(), 0600);
+    REQUIRE(fifo == 0);
+    CHECK(why_not_output_file(t + "/pipe.csv", ".csv") == "'" + t + "/pipe.csv' is not a regular file");
     CHECK_NOTHROW(require_output_file(o, "--plot", "", ".svg"));  // not given: nothing to check
     fs::remove_all(t);
 }

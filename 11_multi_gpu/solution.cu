@@ -1,0 +1,292 @@
+// BEGIN SOLUTION
+// 11_multi_gpu/solution.cu: the reference solution.
+// starter.cu is generated from this file (awk -f common/make_starter.awk solution.cu): edit this
+// file, regenerate the starter, and `make check` confirms the two agree.
+// END SOLUTION
+// STARTER: // 11_multi_gpu/starter.cu: your file. Do the TODOs in order; after each step,
+// STARTER: // `make test-11` shows which steps pass and `make run-11` shows the program's output.
+//
+// One job on several GPUs: what the machine offers, one sum split over every GPU, an all-reduce
+// around a ring written by hand, the same all-reduce by NCCL, and an all-reduce hidden behind
+// the computation that produces its data. LECTURE.md goes deeper into each.
+//
+// The rules every function keeps are at the top of multi_gpu.h: queue work and return; each
+// rank's work on its own stream, with its device current; no rank touches another rank's
+// buffers before that rank's stream has reached the call (entry), and a rank's stream passes
+// the call only once everything done to its buffers is done (exit). Cross-rank ordering is by
+// events: cudaEventRecord on one stream, cudaStreamWaitEvent on another; never a host wait.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "multi_gpu.h"
+
+#include "cuda_check.h"
+
+// ---- Plumbing (given) -------------------------------------------------------------------------
+
+// The address of element `i` of a buffer of `type` elements.
+[[maybe_unused]] static char* element(void* base, size_t i, DType type) { return static_cast<char*>(base) + i * dtype_size(type); }
+[[maybe_unused]] static const char* element(const void* base, size_t i, DType type) {
+    return static_cast<const char*>(base) + i * dtype_size(type);
+}
+
+// Queues a copy of `bytes` on `stream`: within one GPU or between two (cudaMemcpyDefault: the
+// runtime knows from the addresses where each buffer lives, and uses the link between the GPUs).
+[[maybe_unused]] static void copy_async(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+    if (bytes > 0) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
+}
+
+// ---- Step 1: the machine ----------------------------------------------------------------------
+
+LinkInfo query_link(int a, int b) {
+    if (a == b) return LinkInfo{true, 0, true};  // a device's own memory
+    LinkInfo link;
+    // TODO(step 1): ask the runtime whether a kernel on device a can access device b's memory,
+    //               the performance rank of the link from a to b, and whether atomics on b's
+    //               memory work natively over it (multi_gpu.h, LinkInfo).
+    // BEGIN SOLUTION
+    int access = 0, rank = -1, atomics = 0;
+    CUDA_CHECK(cudaDeviceCanAccessPeer(&access, a, b));
+    CUDA_CHECK(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, a, b));
+    CUDA_CHECK(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, a, b));
+    link = LinkInfo{access != 0, rank, atomics != 0};
+    // END SOLUTION
+    return link;
+}
+
+void peer_exchange(const Team& team, const std::vector<Transfer>& transfers) {
+    // Event 0 of a rank marks "my data is ready", event 1 "what was sent to me has arrived".
+    // TODO(step 1): mark, on every sender's stream, the point its data is ready: all of them
+    //               before any copy is queued (what would a copy queued earlier do to the mark?).
+    // BEGIN SOLUTION
+    for (const Transfer& t : transfers) CUDA_CHECK(cudaEventRecord(team.event(t.from, 0), team.stream(t.from)));
+    // END SOLUTION
+    // TODO(step 1): queue each copy (copy_async) so that a copy never waits for another copy,
+    //               only for its sender's mark. Which rank's stream can hold it?
+    // BEGIN SOLUTION
+    for (const Transfer& t : transfers) {
+        CUDA_CHECK(cudaStreamWaitEvent(team.stream(t.to), team.event(t.from, 0), 0));
+        copy_async(t.dst, t.src, t.bytes, team.stream(t.to));
+    }
+    // END SOLUTION
+    // TODO(step 1): the exit rule: a sender's stream may pass the call only after its src was read.
+    // BEGIN SOLUTION
+    for (const Transfer& t : transfers) CUDA_CHECK(cudaEventRecord(team.event(t.to, 1), team.stream(t.to)));
+    for (const Transfer& t : transfers) CUDA_CHECK(cudaStreamWaitEvent(team.stream(t.from), team.event(t.to, 1), 0));
+    // END SOLUTION
+}
+
+// ---- Step 2: split one job --------------------------------------------------------------------
+
+// TODO(step 2): predict (multi_gpu.h): the bytes that cross between GPUs in split_sum over 4 GPUs
+//               and 2^28 floats.
+// BEGIN SOLUTION
+const long long kSplitSumBytesBetweenGpus = 3 * sizeof(float);
+// END SOLUTION
+// STARTER: const long long kSplitSumBytesBetweenGpus = -1;  // your prediction
+
+void split_sum(const Team& team, const SplitSum& job) {
+    const int n = team.size();
+    // TODO(step 2): every rank sums its own part into sums[r] (device_sum, with its own scratch)
+    //               and sends that float to partials[r] on rank 0, no rank waiting for another
+    //               to finish its sum. partials is rank 0's buffer: when may others write to it?
+    // BEGIN SOLUTION
+    CUDA_CHECK(cudaEventRecord(team.event(0, 0), team.stream(0)));  // rank 0 has reached the call
+    for (int r = 0; r < n; ++r) {
+        OnDevice on(team.device(r));
+        device_sum(job.parts[r], job.counts[r], job.sums[r], job.scratch[r], team.stream(r));
+        CUDA_CHECK(cudaStreamWaitEvent(team.stream(r), team.event(0, 0), 0));
+        copy_async(job.partials + r, job.sums[r], sizeof(float), team.stream(r));
+        CUDA_CHECK(cudaEventRecord(team.event(r, 1), team.stream(r)));
+    }
+    // END SOLUTION
+    // TODO(step 2): rank 0 adds the n partial sums in rank order (device_sum again) into *total,
+    //               once every one of them has arrived.
+    // BEGIN SOLUTION
+    OnDevice on(team.device(0));
+    for (int r = 1; r < n; ++r) CUDA_CHECK(cudaStreamWaitEvent(team.stream(0), team.event(r, 1), 0));
+    device_sum(job.partials, (size_t)n, job.total, job.scratch[0], team.stream(0));
+    // END SOLUTION
+}
+
+// ---- Step 3: a ring all-reduce by hand --------------------------------------------------------
+
+// TODO(step 3): predict (multi_gpu.h): the rounds of a ring over 8 ranks, and the bytes each of
+//               4 GPUs receives in an all-reduce of 256 MiB.
+// BEGIN SOLUTION
+const long long kRingRoundsAt8 = 2 * (8 - 1);
+const long long kRingBytesPerGpuAt4 = 2 * (4 - 1) * (256ll << 20) / 4;
+// END SOLUTION
+// STARTER: const long long kRingRoundsAt8 = -1;       // your prediction
+// STARTER: const long long kRingBytesPerGpuAt4 = -1;  // your prediction
+
+Range ring_segment(size_t count, int parts, int k) {
+    // TODO(step 3): segment k of [0, count) cut into `parts` segments, as multi_gpu.h says: in
+    //               order, sizes differing by at most one. Which segments get the extra elements?
+    // BEGIN SOLUTION
+    const size_t base = count / (size_t)parts, extra = count % (size_t)parts, kk = (size_t)k;
+    const size_t begin = kk * base + std::min(kk, extra);
+    return Range{begin, begin + base + (kk < extra ? 1 : 0)};
+    // END SOLUTION
+    // STARTER: return Range{};
+}
+
+template <class T>
+__global__ void add_segments(T* out, const T* mine, const T* theirs, size_t n) {
+    // TODO(step 3): out[i] = mine[i] + theirs[i] for every i < n, any n, size_t indices. out may
+    //               be mine (in place); theirs may be in another GPU's memory, which is slow to
+    //               reach: keep several loads in flight per thread.
+    // BEGIN SOLUTION
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const T t0 = theirs[i], t1 = theirs[i + stride], t2 = theirs[i + 2 * stride], t3 = theirs[i + 3 * stride];
+        const T m0 = mine[i], m1 = mine[i + stride], m2 = mine[i + 2 * stride], m3 = mine[i + 3 * stride];
+        out[i] = m0 + t0;
+        out[i + stride] = m1 + t1;
+        out[i + 2 * stride] = m2 + t2;
+        out[i + 3 * stride] = m3 + t3;
+    }
+    for (; i < n; i += stride) out[i] = mine[i] + theirs[i];
+    // END SOLUTION
+}
+
+// Given: queues add_segments for n elements of `type` on `stream` (its device current).
+[[maybe_unused]] static void launch_add(void* out, const void* mine, const void* theirs, size_t n, DType type, cudaStream_t stream) {
+    if (n == 0) return;
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const unsigned blocks = (unsigned)std::min<size_t>((n + 255) / 256, (size_t)sms * 8);
+    if (type == DType::i32)
+        add_segments<<<blocks, 256, 0, stream>>>(static_cast<int*>(out), static_cast<const int*>(mine),
+                                                 static_cast<const int*>(theirs), n);
+    else
+        add_segments<<<blocks, 256, 0, stream>>>(static_cast<float*>(out), static_cast<const float*>(mine),
+                                                 static_cast<const float*>(theirs), n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void ring_allreduce(const Team& team, const AllReduce& job) {
+    const int n = team.size();
+    const DType type = job.type;
+    // TODO(step 3): a ring of one rank: recv must still hold the sum (of one buffer).
+    // BEGIN SOLUTION
+    if (n == 1) {
+        if (job.recv[0] != job.send[0]) copy_async(job.recv[0], job.send[0], job.count * dtype_size(type), team.stream(0));
+        return;
+    }
+    // END SOLUTION
+    // TODO(step 3): entry: mark every rank's stream as it reaches the call (event 0).
+    // BEGIN SOLUTION
+    for (int r = 0; r < n; ++r) CUDA_CHECK(cudaEventRecord(team.event(r, 0), team.stream(r)));
+    // END SOLUTION
+    // TODO(step 3): reduce-scatter in n - 1 rounds: in each, every rank adds its left neighbour's
+    //   running sum of one segment to its own data (from send) into its recv, so that after the
+    //   last round each rank holds one segment's complete sum. launch_add reads what readable_by
+    //   gives. Wait for exactly what a round reads; mark what it wrote (event 1 + round).
+    // BEGIN SOLUTION
+    for (int s = 0; s + 1 < n; ++s)
+        for (int r = 0; r < n; ++r) {
+            const int left = (r + n - 1) % n, k = ((r - 1 - s) % n + n) % n;
+            const Range seg = ring_segment(job.count, n, k);
+            OnDevice on(team.device(r));
+            CUDA_CHECK(cudaStreamWaitEvent(team.stream(r), team.event(left, s), 0));
+            const void* theirs = element(s == 0 ? job.send[left] : job.recv[left], seg.begin, type);
+            const void* src = readable_by(team, r, left, theirs, seg.size() * dtype_size(type), job.staging[r]);
+            launch_add(element(job.recv[r], seg.begin, type), element(job.send[r], seg.begin, type), src,
+                       seg.size(), type, team.stream(r));
+            CUDA_CHECK(cudaEventRecord(team.event(r, s + 1), team.stream(r)));
+        }
+    // END SOLUTION
+    // TODO(step 3): all-gather in n - 1 rounds: each rank copies a complete segment from its left
+    //   neighbour's recv into its own, so the complete segments travel once around the ring.
+    //   Wait, and mark (event n + round), as above.
+    // BEGIN SOLUTION
+    for (int s = 0; s + 1 < n; ++s)
+        for (int r = 0; r < n; ++r) {
+            const int left = (r + n - 1) % n, k = ((r - s) % n + n) % n;
+            const Range seg = ring_segment(job.count, n, k);
+            CUDA_CHECK(cudaStreamWaitEvent(team.stream(r), team.event(left, n - 1 + s), 0));
+            copy_async(element(job.recv[r], seg.begin, type), element(job.recv[left], seg.begin, type),
+                       seg.size() * dtype_size(type), team.stream(r));
+            CUDA_CHECK(cudaEventRecord(team.event(r, n + s), team.stream(r)));
+        }
+    // END SOLUTION
+    // TODO(step 3): exit: which rank reads rank r's buffers, and when has it finished?
+    // BEGIN SOLUTION
+    for (int r = 0; r < n; ++r) CUDA_CHECK(cudaStreamWaitEvent(team.stream(r), team.event((r + 1) % n, 2 * n - 2), 0));
+    // END SOLUTION
+}
+
+// ---- Step 4: the library ----------------------------------------------------------------------
+
+// TODO(step 4): predict (multi_gpu.h): the bus-bandwidth factor of an all-reduce over 8 ranks.
+// BEGIN SOLUTION
+const double kBusFactorAt8 = 2.0 * (8 - 1) / 8;
+// END SOLUTION
+// STARTER: const double kBusFactorAt8 = -1;  // your prediction
+
+std::vector<ncclComm_t> nccl_communicators(const Team& team) {
+    std::vector<ncclComm_t> comms((size_t)team.size(), nullptr);
+    // TODO(step 4): one communicator per rank, all in one clique, with one call: rank r's
+    //               communicator belongs to team.device(r).
+    // BEGIN SOLUTION
+    std::vector<int> devices;
+    for (int r = 0; r < team.size(); ++r) devices.push_back(team.device(r));
+    NCCL_CHECK(ncclCommInitAll(comms.data(), team.size(), devices.data()));
+    // END SOLUTION
+    return comms;
+}
+
+void nccl_allreduce(const Team& team, const AllReduce& job, const std::vector<ncclComm_t>& comms) {
+    int current = 0;
+    CUDA_CHECK(cudaGetDevice(&current));
+    OnDevice keep(current);
+    // TODO(step 4): every rank's ncclAllReduce (a sum of job.type, on its stream), all issued from
+    //               this one thread: what must surround them so that the first call does not
+    //               wait for the others, which have not been issued yet?
+    // BEGIN SOLUTION
+    const ncclDataType_t type = job.type == DType::i32 ? ncclInt32 : ncclFloat32;
+    NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < team.size(); ++r)
+        NCCL_CHECK(ncclAllReduce(job.send[r], job.recv[r], job.count, type, ncclSum, comms[r], team.stream(r)));
+    NCCL_CHECK(ncclGroupEnd());
+    // END SOLUTION
+}
+
+// ---- Step 5: overlap --------------------------------------------------------------------------
+
+// TODO(step 5): predict (multi_gpu.h): overlapped_step's time for 8 buckets of 1.0 ms compute and
+//               0.5 ms all-reduce each.
+// BEGIN SOLUTION
+const double kOverlappedMsFor8Buckets = 8 * 1.0 + 0.5;
+// END SOLUTION
+// STARTER: const double kOverlappedMsFor8Buckets = -1;  // your prediction
+
+void overlapped_step(const Team& compute, const Team& comm, const GradientJob& job, const AllReduceFn& allreduce) {
+    const int n = compute.size();
+    for (size_t begin = 0; begin < job.count; begin += job.bucket) {
+        const size_t end = std::min(job.count, begin + job.bucket);
+        // TODO(step 5): produce bucket [begin, end) on every rank's compute stream, and all-reduce
+        //               it on the comm team, whose stream of rank r may start on the bucket only
+        //               once rank r's compute stream has produced it.
+        // BEGIN SOLUTION
+        for (int r = 0; r < n; ++r) {
+            OnDevice on(compute.device(r));
+            produce_gradients(job.grads[r], begin, end, r, job.work, compute.stream(r));
+            CUDA_CHECK(cudaEventRecord(compute.event(r, 0), compute.stream(r)));
+            CUDA_CHECK(cudaStreamWaitEvent(comm.stream(r), compute.event(r, 0), 0));
+        }
+        allreduce(comm, bucket_allreduce(job, begin, end));
+        // END SOLUTION
+    }
+    // TODO(step 5): the exit rule holds for the compute team: what must its streams wait for?
+    // BEGIN SOLUTION
+    for (int r = 0; r < n; ++r) {
+        CUDA_CHECK(cudaEventRecord(comm.event(r, 0), comm.stream(r)));
+        CUDA_CHECK(cudaStreamWaitEvent(compute.stream(r), comm.event(r, 0), 0));
+    }
+    // END SOLUTION
+}

@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# hints.sh: every exercise's hints (NN_x/hints.md), served one level at a time.
+#
+#   make hint-NN [STEP=K] [LEVEL=L]   show NN EXERCISES...    the next hint you have not seen
+#                                     check NN EXERCISES...   the same arguments, checked only:
+#                                                             one line naming the problem, or none
+#   make status (hints column)        used NN_x               "4 (step 1: 2, step 3: 2)" or "none"
+#   make check                        lint NN_x [STEPS_LINE]  hints.md against the declared steps
+#
+# Without STEP, `make hint-NN` picks the first step that has not passed `make test-NN` yet (with
+# your starter.cu); each call shows the lowest level of that step you have not seen; LEVEL=L shows
+# level L. Bad input (no such exercise, step or level, a malformed hints.md) gets one line, exit 2.
+#
+# hints.md, one section per step the tests declare, in order (nothing else is a heading):
+#   # Hints: NN_x
+#   (a line or two saying what the file is)
+#   ## step 1 name     exactly the step's label in the test program's "steps:" line
+#   ### level 1        a question or an observation that points at the idea: no code at all
+#   ...                (no `code` span, no fenced block)
+#   ### level 2        the idea; ### level 3 near-code; at least two levels per step
+#
+# What you have done lives in .progress/ at the top (make clean keeps it, git ignores it; delete
+# it to start over; COURSE_PROGRESS_DIR names another folder):
+#   NN_x.steps   the "steps:" line of every `make test-NN` with your starter (test_main.cpp
+#                appends it): a step's latest "ok" or "FAILED" counts, "not run" changes nothing
+#   NN_x.hints   one line per hint shown: "step K name<TAB>level"
+set -u
+progress=${COURSE_PROGRESS_DIR:-.progress}
+
+fail() {  # one line, exit 2
+  echo "$1" >&2
+  exit 2
+}
+
+# ---- hints.md -----------------------------------------------------------------------------------
+# parse FOLDER: fills labels[i] (i from 1), nlevels[i], range["i:k"] ("first last" line of level
+# k's text); on a problem sets problem to one line and returns 1.
+parse() {
+  local folder=$1 file=$1/hints.md kind a b c d
+  labels=() nlevels=() problem=
+  declare -gA range=()
+  if [ ! -f "$file" ]; then
+    problem="$folder has no hints.md (make hint-NN serves it; its format is described in common/hints.sh)"
+    return 1
+  fi
+  while IFS=$'\t' read -r kind a b c d; do
+    case $kind in
+      error) problem="$file:$a: $b"; return 1 ;;
+      step) labels[$a]=$b ;;
+      level) nlevels[$a]=$b; range["$a:$b"]="$c $d" ;;
+    esac
+  done < <(awk -v folder="$folder" '
+    function fail(line, msg) { if (!bad) printf "error\t%d\t%s\n", line, msg; bad = 1 }
+    function end_level(last) {
+      if (level == 0) return
+      if (!text) fail(level_line, "### level " level " of " label " is empty")
+      printf "level\t%d\t%d\t%d\t%d\n", step, level, level_line + 1, last
+    }
+    function end_step(last) {
+      end_level(last)
+      if (step > 0 && level < 2)
+        fail(step_line, label " has " level " hint level" (level == 1 ? "" : "s") ": every step needs at least two (### level 1, ### level 2)")
+    }
+    bad { next }
+    { sub(/\r$/, "") }
+    NR == 1 {
+      if ($0 != "# Hints: " folder) fail(1, "the first line must be \"# Hints: " folder "\"")
+      next
+    }
+    /^[ \t]*(```|~~~)/ {
+      fence = !fence; fence_line = NR
+      if (level == 1) fail(NR, "level 1 of " label " holds a code block: level 1 asks a question or points at something, with no code")
+    }
+    !fence && /^(#|##|###)([ \t]|$)/ {
+      if ($0 ~ /^## step [0-9]+ [^ \t]/) {
+        end_step(NR - 1)
+        n = $3 + 0
+        if (n != step + 1) { fail(NR, "\"" $0 "\": expected step " step + 1 " here (steps are numbered 1, 2, ... in order)"); next }
+        step = n; level = 0; step_line = NR
+        label = substr($0, 4); sub(/[ \t]+$/, "", label)
+        if (label ~ /; |: /) { fail(NR, "a step name cannot hold \"; \" or \": \""); next }
+        printf "step\t%d\t%s\n", step, label
+        next
+      }
+      if ($0 ~ /^### level [0-9]+[ \t]*$/) {
+        if (step == 0) { fail(NR, "\"" $0 "\" before any \"## step N name\" section"); next }
+        end_level(NR - 1)
+        n = $3 + 0
+        if (n != level + 1) { fail(NR, "\"" $0 "\" in " label ": expected ### level " level + 1 " here"); next }
+        level = n; level_line = NR; text = 0
+        next
+      }
+      fail(NR, "\"" $0 "\": the only headings are \"## step N name\" and \"### level N\"")
+      next
+    }
+    step > 0 && level == 0 && /[^ \t]/ { fail(NR, "text before \"### level 1\" of " label); next }
+    level > 0 && /[^ \t]/ { text = 1 }
+    level == 1 && /`/ { fail(NR, "level 1 of " label " holds code (a `...` span): level 1 asks a question or points at something, with no code") }
+    END {
+      if (bad) exit
+      if (NR == 0) { fail(1, "the file is empty"); exit }
+      end_step(NR)
+      if (fence) fail(fence_line, "a code block opened here is never closed")
+      if (step == 0) fail(NR, "no \"## step N name\" section")
+    }' "$file")
+  [ ${#labels[@]} -gt 0 ] || { problem="$file: could not be read"; return 1; }
+}
+
+# print_level I K: level K of step I, without the blank lines around it.
+print_level() {
+  local first last
+  read -r first last <<<"${range["$1:$2"]}"
+  sed -n "${first},${last}p" "$folder/hints.md" | sed -e 's/\r$//' | awk '
+    /[^ \t]/ { for (; blank > 0; blank--) print ""; print; started = 1; next }
+    started { blank++ }'
+}
+
+# ---- progress -------------------------------------------------------------------------------------
+# load_states FOLDER: state[label] = ok | FAILED from the recorded "steps:" lines, latest first.
+load_states() {
+  declare -gA state=()
+  recorded=
+  local file=$progress/$1.steps line item label s
+  [ -f "$file" ] || return 0
+  while IFS= read -r line; do
+    [[ $line == "steps: "*"("*")" ]] || continue
+    recorded=1
+    line=${line#*(}
+    line=${line%)}
+    while [ -n "$line" ]; do
+      item=${line%%; *}
+      [ "$item" = "$line" ] && line= || line=${line#*; }
+      label=${item%: *}
+      s=${item##*: }
+      [ "$s" = ok ] || [ "$s" = FAILED ] && state[$label]=$s
+    done
+  done <"$file"
+}
+
+# load_seen FOLDER: seen["label:level"] = 1 for every hint shown.
+load_seen() {
+  declare -gA seen=()
+  local file=$progress/$1.hints label level
+  [ -f "$file" ] || return 0
+  while IFS=$'\t' read -r label level; do
+    [[ $level =~ ^[0-9]+$ ]] && seen["$label:$level"]=1
+  done <"$file"
+}
+
+# ---- make hint-NN ---------------------------------------------------------------------------------
+# resolve NUMBER EXERCISES...: sets folder, number, step, level (and why); returns 1 with problem set.
+resolve() {
+  local want=$1 e i
+  shift
+  folder= problem=
+  for e in "$@"; do
+    [ "${e%%_*}" = "$want" ] && folder=$e
+  done
+  if [ -z "$folder" ]; then
+    local numbers=()
+    for e in "$@"; do numbers+=("${e%%_*}"); done
+    problem="there is no exercise '$want' (exercises: ${numbers[*]})"
+    return 1
+  fi
+  number=$want
+  parse "$folder" || return 1
+  local n=${#labels[@]} want_step=${STEP:-} want_level=${LEVEL:-}
+  step= why=
+  if [ -n "$want_step" ]; then
+    local as_number=$want_step
+    [[ $want_step =~ ^0[0-9]{1,5}$ ]] && as_number=$((10#$want_step))  # STEP=03 is step 3
+    for ((i = 1; i <= n; i++)); do
+      if [ "$as_number" = "$i" ] || [ "$want_step" = "${labels[i]#step $i }" ]; then step=$i; fi
+    done
+    if [ -z "$step" ]; then
+      problem="STEP must be a step of $folder: a number from 1 to $n or a name (got '$want_step')"
+      return 1
+    fi
+  else
+    load_states "$folder"
+    for ((i = 1; i <= n; i++)); do
+      [ "${state[${labels[i]}]:-}" = ok ] || { step=$i; break; }
+    done
+    if [ -z "$recorded" ]; then
+      why="step 1: no make test-$number of your starter is recorded yet; after one, hints follow your progress"
+    elif [ -z "$step" ]; then
+      why=all
+    else
+      why="the first step that has not passed make test-$number yet"
+    fi
+  fi
+  level=
+  if [ -n "$want_level" ]; then
+    local top=${nlevels[${step:-1}]}
+    if [ "$why" = all ]; then
+      problem="every step of $folder passes make test-$number: say which step's hint with STEP=K (1 to $n)"
+      return 1
+    fi
+    if ! [[ $want_level =~ ^[0-9]{1,6}$ ]] || [ "$want_level" -lt 1 ] || [ "$want_level" -gt "$top" ]; then
+      problem="LEVEL must be a hint level of ${labels[step]} of $folder: 1 to $top (got '$want_level')"
+      return 1
+    fi
+    level=$((10#$want_level))
+  fi
+  return 0
+}
+
+show() {
+  resolve "$@" || fail "$problem"
+  if [ "$why" = all ]; then
+    echo "Every step of $folder passed your last make test-$number: no hint needed."
+    echo "make hint-$number STEP=K shows step K's hints all the same (K from 1 to ${#labels[@]})."
+    return 0
+  fi
+  local label=${labels[step]} top=${nlevels[step]} k
+  load_seen "$folder"
+  if [ -z "$level" ]; then
+    for ((k = 1; k <= top; k++)); do
+      [ -n "${seen["$label:$k"]:-}" ] || { level=$k; break; }
+    done
+    if [ -z "$level" ]; then
+      echo "You have seen all $top hints of $label ($folder)."
+      echo "make hint-$number STEP=$step LEVEL=$top shows the last one again; the step's \"Your task\" in $folder/README.md states what it must do."
+      return 0
+    fi
+  fi
+  local recorded_hint=1
+  mkdir -p "$progress" 2>/dev/null && printf '%s\t%s\n' "$label" "$level" >>"$progress/$folder.hints" 2>/dev/null || recorded_hint=
+  seen["$label:$level"]=1
+  echo "== $folder · $label · hint $level of $top =="
+  [ -n "$why" ] && echo "($why)"
+  echo
+  print_level "$step" "$level"
+  echo
+  [ -n "$recorded_hint" ] || echo "(could not record this hint in $progress/$folder.hints: make hint-$number will show it again)"
+  local next= again=make\ hint-$number
+  [ -n "${STEP:-}" ] && again+=" STEP=$step"
+  for ((k = 1; k <= top; k++)); do
+    [ -n "${seen["$label:$k"]:-}" ] || { next=$k; break; }
+  done
+  if [ -n "$next" ]; then
+    echo "Still stuck? $again shows hint $next of $top."
+  else
+    echo "That was the last hint of $label. make hint-$number STEP=$step LEVEL=L shows level L again."
+  fi
+}
+
+# ---- make status: hints used ----------------------------------------------------------------------
+used() {
+  load_seen "$1"
+  local key total=0 lines=() out=
+  declare -A per=()
+  for key in "${!seen[@]}"; do
+    per[${key%:*}]=$((${per[${key%:*}]:-0} + 1))
+    total=$((total + 1))
+  done
+  if [ "$total" -eq 0 ]; then
+    echo none
+    return 0
+  fi
+  for key in "${!per[@]}"; do lines+=("$key"$'\t'"${per[$key]}"); done
+  while IFS=$'\t' read -r key n; do
+    key=${key#step }
+    out+="${out:+, }step ${key%% *}: $n"  # "step 3 name" -> "step 3"
+  done < <(printf '%s\n' "${lines[@]}" | sort -t' ' -k2,2n)
+  echo "$total ($out)"
+}
+
+# ---- make check: hints.md matches the steps the tests declare -------------------------------------
+lint() {
+  local folder=$1 steps_line=${2:-} declared=() item i
+  parse "$folder" || { echo "$problem"; return 1; }
+  if [ -z "$steps_line" ]; then  # ask the solution's tests: a filter that matches no case lists the steps
+    [ -x "build/$folder/solution/tests" ] || { echo "$folder: build/$folder/solution/tests is not built (make build-${folder%%_*})"; return 1; }
+    steps_line=$(REQUIRE_GPU=0 timeout -k 5 60 "build/$folder/solution/tests" '-tc=*no test case has this name*' 2>&1 | grep -E '^steps: ' | tail -n 1)
+  fi
+  if [[ $steps_line != "steps: "*"("*")" ]]; then
+    echo "$folder: its tests printed no \"steps:\" line, so its hints.md cannot be checked against its steps"
+    return 1
+  fi
+  steps_line=${steps_line#*(}
+  steps_line=${steps_line%)}
+  while [ -n "$steps_line" ]; do
+    item=${steps_line%%; *}
+    [ "$item" = "$steps_line" ] && steps_line= || steps_line=${steps_line#*; }
+    declared+=("${item%: *}")
+  done
+  local have
+  have=$(for ((i = 1; i <= ${#labels[@]}; i++)); do printf '%s, ' "${labels[i]}"; done)
+  local want
+  want=$(printf '%s, ' "${declared[@]}")
+  if [ "$have" != "$want" ]; then
+    echo "$folder/hints.md: its sections (${have%, }) are not the steps its tests declare (${want%, })"
+    return 1
+  fi
+}
+
+case ${1:-} in
+  show) shift; [ $# -ge 2 ] || fail "usage: hints.sh show NUMBER EXERCISES..."; show "$@" ;;
+  check) shift; [ $# -ge 2 ] || fail "usage: hints.sh check NUMBER EXERCISES..."; resolve "$@" || echo "$problem" ;;
+  used) [ $# -eq 2 ] || fail "usage: hints.sh used NN_x"; used "$2" ;;
+  lint) [ $# -ge 2 ] && [ $# -le 3 ] || fail "usage: hints.sh lint NN_x [STEPS_LINE]"; lint "$2" "${3:-}" ;;
+  *) fail "usage: hints.sh show|check NUMBER EXERCISES... | used NN_x | lint NN_x [STEPS_LINE]" ;;
+esac
