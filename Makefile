@@ -289,7 +289,7 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $(SANITIZE_SPEC_$(2))
+	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $$(SANITIZE_SPEC_$(2))
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
 	@$(foreach k,$(filter PROFILE_%,$(EXERCISE_KEYS)),$(k)=$(call shell_quote,$($(k)_$(2)))) \
