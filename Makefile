@@ -207,6 +207,7 @@ VARIANTS := solution starter pristine
 
 # ---- An exercise's settings: NN_x/exercise.mk (make variables; every key optional) ----------
 #   LIBS              extra link flags, e.g. -lgif, -lcublas
+#   CUDA_FLAGS        extra nvcc flags for the exercise's .cu files
 #   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum
 #   SANITIZE_ARGS     the program's options for make sanitize-NN: small, but reaching every code
 #                     path (every step runs, a partial last block, more than one block)
@@ -217,7 +218,7 @@ VARIANTS := solution starter pristine
 #   PROFILE_COLUMNS   profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES  the most kernel launches profile-NN profiles (default 64)
 # Each key is read into KEY_NN (LIBS_02, ...); EXERCISE_DEFAULT_KEY is its default.
-EXERCISE_KEYS := LIBS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
+EXERCISE_KEYS := LIBS CUDA_FLAGS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
 EXERCISE_DEFAULT_PROFILE_LAUNCHES := 64
 
 # $(1) folder, $(2) number: read the folder's exercise.mk into NN-suffixed variables.
@@ -244,18 +245,18 @@ $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
 	$(Q)awk -f common/make_starter.awk $$< > $$@
 
-$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+$(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$< (the untouched starter)"
-	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
-$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "steps.h"
 
@@ -90,8 +91,18 @@ inline bool all_filled(std::initializer_list<int64_t> fields) {
         if (f < 0) return false;
     return true;
 }
+// What each step's answer is needed for in the program's listing, a bit each: the report's fields
+// it fills and the derived figures that cannot be shown without it. A field or figure whose steps
+// are not all done is shown as "(TODO step N name)".
+enum ListingPart : unsigned {
+    kLimitFields = 1, kMemoryFields = 2, kBandwidthFigure = 4, kCoresFigure = 8, kPeakFigure = 16, kRidgeFigure = 32
+};
+struct QueryInfo {
+    unsigned needed_for;  // ListingPart bits
+};
 using StepDoneFn = bool (*)(const DeviceReport& report);
-inline const Step<StepDoneFn> kSteps[] = {
+using QueryStep = Step<StepDoneFn, QueryInfo>;
+inline const QueryStep kSteps[] = {
     {1, "limits",
      [](const DeviceReport& r) {
          return all_filled({r.cc_major, r.cc_minor, r.sm_count, r.sm_clock_khz, r.warp_size, r.max_threads_per_block,
@@ -99,16 +110,21 @@ inline const Step<StepDoneFn> kSteps[] = {
                             r.max_block_dim[2], r.max_grid_dim[0], r.max_grid_dim[1], r.max_grid_dim[2],
                             r.regs_per_block, r.regs_per_sm, r.shared_per_block, r.shared_per_block_optin,
                             r.shared_reserved_per_block, r.shared_per_sm});
-     }},
+     },
+     {kLimitFields | kCoresFigure | kPeakFigure | kRidgeFigure}},
     {2, "memory",
      [](const DeviceReport& r) {
          return all_filled({r.const_bytes, r.global_total_bytes, r.global_free_bytes, r.l2_bytes,
                             r.persisting_l2_max_bytes, r.mem_bus_bits, r.mem_clock_khz});
-     }},
-    {3, "bandwidth", [](const DeviceReport&) { return theoretical_bandwidth_gbs(1000, 64) != kNotDone; }},
-    {4, "fp32_cores", [](const DeviceReport&) { return fp32_cores_per_sm(9, 0) != (int)kNotDone; }},
+     },
+     {kMemoryFields | kBandwidthFigure | kRidgeFigure}},
+    {3, "bandwidth", [](const DeviceReport&) { return theoretical_bandwidth_gbs(1000, 64) != kNotDone; },
+     {kBandwidthFigure | kRidgeFigure}},
+    {4, "fp32_cores", [](const DeviceReport&) { return fp32_cores_per_sm(9, 0) != (int)kNotDone; },
+     {kCoresFigure | kPeakFigure | kRidgeFigure}},
     {5, "roofline",
-     [](const DeviceReport&) { return peak_fp32_gflops(1, 64, 1000) != kNotDone && ridge_point(1, 1) != kNotDone; }},
+     [](const DeviceReport&) { return peak_fp32_gflops(1, 64, 1000) != kNotDone && ridge_point(1, 1) != kNotDone; },
+     {kPeakFigure | kRidgeFigure}},
 };
 
 // ---- Support (peak_kernels.cu), not a student step -------------------------------------------
@@ -121,17 +137,19 @@ constexpr int kFmaChains = 8;
 // Asynchronous; blocks == 0 does nothing.
 void run_fma_throughput(float* out, size_t blocks, int block, int iterations, float mul, float add);
 
-// The benchmark's FMA row, on the current device: four full waves of 256-thread blocks, each
-// thread kFmaChains x `iterations` FMAs, timed as common/bench.h times everything; afterwards 64
-// threads spread over the grid are checked against the CPU (a fast wrong kernel is no result).
-struct FmaMeasurement {
-    size_t threads = 0;
-    int iterations = 0;
-    double median_ms = 0;
-    bool ok = false;      // the checked threads match the CPU reference
-    std::string problem;  // what differs, when !ok
+// The benchmark's FMA launch on the current device: four full waves of 256-thread blocks, each
+// thread kFmaChains x 16384 FMAs of x -> x * mul + add (mul and add keep x finite and normal).
+struct FmaLaunch {
+    size_t blocks = 0;
+    int block = 256;
+    int iterations = 16384;
+    float mul = 0.999f, add = 0.001f;
+    size_t threads() const { return blocks * (size_t)block; }
 };
-FmaMeasurement measure_fma_throughput();
+FmaLaunch fma_benchmark_launch();
+// Its output checked at 64 threads spread over the grid against the CPU reference: "" when they
+// match, else what differs (a fast wrong kernel is no result).
+std::string fma_throughput_mismatch(const std::vector<float>& out, const FmaLaunch& launch);
 
 // FLOP done by one launch.
 inline double fma_throughput_flop(size_t threads, int iterations) {

@@ -1,7 +1,7 @@
 // 01_device_query/peak_kernels.cu: support for the benchmark (not a student step).
 //
 // A kernel that does nothing but FP32 FMAs, to see how close a real kernel gets to the peak
-// FLOP/s of step 5, and its measurement for the benchmark. Each thread runs kFmaChains
+// FLOP/s of step 5, and its launch and check for the benchmark. Each thread runs kFmaChains
 // independent chains: an FMA takes a few clocks before its result can feed the next FMA of the
 // same chain, and independent chains fill those clocks. The loop is unrolled so loop counting
 // costs almost no issue slots.
@@ -11,7 +11,6 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#include "bench.h"
 #include "compare.h"
 #include "cuda_check.h"
 #include "launch.h"
@@ -42,27 +41,22 @@ void run_fma_throughput(float* out, size_t blocks, int block, int iterations, fl
     CUDA_CHECK_LAUNCH();
 }
 
-FmaMeasurement measure_fma_throughput() {
-    const int block = 256;
-    const float mul = 0.999f, add = 0.001f;  // x -> x * 0.999 + 0.001 tends to 1: finite, normal
-    FmaMeasurement m;
-    m.iterations = 16384;
-    m.threads = 4 * (size_t)one_wave_blocks((const void*)fma_throughput, block) * block;
-    DeviceBuffer<float> out(m.threads);
-    out.poison();
-    m.median_ms =
-        time_gpu([&] { run_fma_throughput(out.get(), m.threads / block, block, m.iterations, mul, add); }).median_ms;
+FmaLaunch fma_benchmark_launch() {
+    FmaLaunch l;
+    l.blocks = 4 * (size_t)one_wave_blocks((const void*)fma_throughput, l.block);
+    return l;
+}
+
+std::string fma_throughput_mismatch(const std::vector<float>& out, const FmaLaunch& l) {
     // The CPU does the same float FMAs in the same order, so the tolerance only allows for ulps.
-    const std::vector<float> got = out.download();
     std::vector<float> sample;
     std::vector<double> ref;
-    for (size_t i = 0; i < 64; ++i) {
-        const size_t thread = i * (m.threads - 1) / 63;
-        sample.push_back(got[thread]);
-        ref.push_back(fma_throughput_reference(thread, m.iterations, mul, add));
+    for (size_t i = 0; i < 64 && out.size() == l.threads() && !out.empty(); ++i) {
+        const size_t thread = i * (out.size() - 1) / 63;
+        sample.push_back(out[thread]);
+        ref.push_back(fma_throughput_reference(thread, l.iterations, l.mul, l.add));
     }
+    if (sample.empty()) return "no output to check";
     const Comparison c = compare(sample, ref, Tolerance{1e-6, 0.0});
-    m.ok = c.ok();
-    m.problem = c.describe();
-    return m;
+    return c.ok() ? "" : c.describe();
 }

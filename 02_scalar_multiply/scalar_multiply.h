@@ -38,13 +38,25 @@ extern const long long kElementsOfThread0At2To24;
 // How many bytes has that SM requested from memory and not yet received?
 extern const long long kBytesInFlightPerSm;
 
+// What limits the sizes a step takes: how its grid covers the array.
+enum class Coverage {
+    one_block,           // one thread per element in a single block: n up to the block size limit
+    block_per_chunk,     // one thread per element in ceil(n / block) blocks: at most 2^31 - 1 blocks
+    grid_stride,         // a grid that fills the GPU once, each thread looping: any n
+};
+struct ScaleInfo {
+    Coverage coverage;
+};
+
 // The steps, in order: the program, the tests and their summary all read this one list.
 using ScaleFn = void (*)(float a, const float* x, float* out, size_t n, int block_size);
-inline const Step<ScaleFn> kSteps[] = {
-    {1, "one_block", [](float a, const float* x, float* out, size_t n, int) { run_one_block(a, x, out, n); }},
-    {2, "many_blocks", run_many_blocks},
-    {3, "grid_stride", run_grid_stride},
-    {4, "vectorized", run_vectorized},
+using ScaleStep = Step<ScaleFn, ScaleInfo>;
+inline const ScaleStep kSteps[] = {
+    {1, "one_block", [](float a, const float* x, float* out, size_t n, int) { run_one_block(a, x, out, n); },
+     {Coverage::one_block}},
+    {2, "many_blocks", run_many_blocks, {Coverage::block_per_chunk}},
+    {3, "grid_stride", run_grid_stride, {Coverage::grid_stride}},
+    {4, "vectorized", run_vectorized, {Coverage::grid_stride}},
 };
 
 // The CPU reference. The product of two floats, computed in double, is exact; the GPU rounds

@@ -12,7 +12,7 @@ const Tolerance kHalfUlp{0x1.0p-24, 0.0};  // the float product must be correctl
 
 // Runs one step on seeded random input in [-10, 10) and checks every element against the CPU
 // reference to within half an ulp.
-void expect_scaled(const Step<ScaleFn>& step, size_t n, float a, int block, uint64_t seed) {
+void expect_scaled(const ScaleStep& step, size_t n, float a, int block, uint64_t seed) {
     CAPTURE(n);
     CAPTURE(a);
     CAPTURE(block);
@@ -27,7 +27,7 @@ void expect_scaled(const Step<ScaleFn>& step, size_t n, float a, int block, uint
 }
 
 // A size above 2^31 elements: an int index would wrap around and write the wrong places.
-void expect_scaled_huge(const Step<ScaleFn>& step) {
+void expect_scaled_huge(const ScaleStep& step) {
     const size_t n = ((size_t)1 << 31) + 5;
     const double need = 2.0 * n * sizeof(float);
     if (need > 0.9 * (double)free_gpu_bytes()) SKIP_CASE("this GPU has too little free memory for 2 x 8.6 GB");

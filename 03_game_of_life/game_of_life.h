@@ -72,8 +72,21 @@ long long advance_single_block(DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>
                                long long generations, bool poison_each);
 long long advance_shared(DeviceBuffer<uint8_t>& cur, DeviceBuffer<uint8_t>& spare, int width, int height,
                          long long generations, bool poison_each);
-inline const Step<AdvanceFn> kSteps[] = {
-    {1, "global", advance_global}, {2, "single_block", advance_single_block}, {3, "shared", advance_shared}};
+// What a step is besides its launcher: the largest lattice it takes on this GPU (nullptr: any) and
+// why, and whether it runs every generation in one launch (the lattice read from and written to
+// DRAM once) or launches once per generation (read and written every generation).
+struct LifeInfo {
+    size_t (*max_cells)();
+    const char* limit;
+    bool one_launch;
+};
+using LifeStep = Step<AdvanceFn, LifeInfo>;
+inline const LifeStep kSteps[] = {
+    {1, "global", advance_global, {nullptr, "", false}},
+    {2, "single_block", advance_single_block,
+     {single_block_max_cells, "two copies of the lattice in one block's shared memory", true}},
+    {3, "shared", advance_shared, {nullptr, "", false}},
+};
 
 // Live cells in a device lattice of n cells (lattice.cu: a small reduction kernel; synchronises).
 unsigned long long count_alive(const uint8_t* cells, size_t n);

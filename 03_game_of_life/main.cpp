@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "game_of_life.h"
@@ -18,58 +19,107 @@
 
 // Cell updates per second, "6.7 G" or "835.4 M".
 static std::string rate(double per_second) {
-    if (!(per_second > 0)) return "-";
     if (per_second >= 1e9) return strf("%.1f G", per_second / 1e9);
     if (per_second >= 1e6) return strf("%.1f M", per_second / 1e6);
     return strf("%.0f", per_second);
 }
 
-// ---- The default run: every step from the same start, checked, then timed ------------------------
-static int run(const Program& p, int w, int h, long long generations, const Start& start) {
-    const DeviceFacts dev = device_facts();
+// One lattice: every selected step runs `generations` generations from `start`, checked against the
+// CPU; with one generation, cudaMemcpy of the lattice (the same bytes) is the 100%.
+static void measure(Measurements& m, const Program& p, const std::string& title, int w, int h,
+                    const std::vector<uint8_t>& start, long long generations) {
     const size_t cells = (size_t)w * h;
-    std::printf("Conway's Game of Life on %s (%d SMs): %d x %d torus, %lld generations\n", dev.name.c_str(),
-                dev.sm_count, w, h, generations);
-    std::printf("start: %s, %zu live cells\n", start.description.c_str(), population(start.cells));
-    if ((double)cells * generations > 2e9)
-        std::fprintf(stderr, "(the CPU reference has %.2g cell updates to do: this takes a while)\n",
-                     (double)cells * generations);
-    const std::vector<uint8_t> ref = life_reference(start.cells, w, h, generations);
-    std::printf("CPU reference after %lld generations: %zu live cells\n\n", generations, population(ref));
-
-    DeviceBuffer<uint8_t> cur(cells), spare(cells);
-    bool checking = false;  // the checked run poisons the output before every launch; timed runs do not
+    const std::vector<uint8_t> ref = life_reference(start, w, h, generations);
+    DeviceBuffer<uint8_t> first(start), cur(cells), spare(cells);
+    const DeviceBuffer<uint8_t>* result = &cur;
+    bool poison_next = false;  // set by prepare: the next run poisons each generation's output first
     long long launches = 0;
+    auto advance = [&](const LifeStep& s) {  // the same work every time it runs: it starts from `start`
+        const bool poison = std::exchange(poison_next, false);
+        if (generations == 1) {  // reads `first`, writes `spare`; the pair trades back afterwards
+            launches = s.run(first, spare, w, h, 1, poison);
+            std::swap(first, spare);
+            result = &spare;
+        } else {  // the start copied into place first (in the time: 2 bytes a cell)
+            CUDA_CHECK(cudaMemcpyAsync(cur.get(), first.get(), cells, cudaMemcpyDeviceToDevice));
+            launches = s.run(cur, spare, w, h, generations, poison);
+            result = &cur;
+        }
+    };
+    auto check = [&] {
+        const std::vector<uint8_t> got = result->download();
+        return Check{got == ref, lattice_difference(got, ref, w),
+                     {std::to_string(launches), std::to_string(count_alive(result->get(), cells))}};
+    };
     std::vector<StepRow> rows;
     for (const auto& s : kSteps) {
         if (!p.selected(s.name)) continue;
-        const bool fits = s.run != advance_single_block || cells <= single_block_max_cells();
-        rows.push_back({std::to_string(s.number), s.name,
-                        [&, s] { launches = s.run(cur, spare, w, h, generations, checking); },
-                        [&] {
-                            checking = false;
-                            const std::vector<uint8_t> got = cur.download();
-                            if (got != ref) return Check{false, lattice_difference(got, ref, w)};
-                            return Check{true, lattice_difference(got, ref, w),
-                                         {std::to_string(launches), std::to_string(count_alive(cur.get(), cells))}};
-                        },
-                        fits ? "" : strf("one block holds at most %zu cells (two bytes each) on this GPU",
-                                         single_block_max_cells()),
-                        [&] {
-                            cur.upload(start.cells);
-                            checking = true;
-                        }});
+        const size_t most = s.info.max_cells ? s.info.max_cells() : cells;
+        rows.push_back({std::to_string(s.number), s.name, [&, s] { advance(s); }, check,
+                        cells > most ? strf("at most %zu cells on this GPU: %s", most, s.info.limit) : "",
+                        [&] { poison_next = true; }, RowKind::step,
+                        Work{2.0 * cells * (s.info.one_launch ? 1 : generations), (double)cells * generations}});
     }
-    StepTable table{"cell updates/s", (double)cells * generations, {"launches", "live cells"},
-                    strf("time (ms): all %lld generations, launches included.", generations)};
-    table.rate_text = rate;
-    const int failures = run_steps(rows, table, BenchConfig{1, 1, false});
-    return failures ? 1 : 0;
+    if (generations == 1)
+        rows.push_back({"-", "cudaMemcpy device to device",
+                        [&] { CUDA_CHECK(cudaMemcpyAsync(spare.get(), first.get(), cells, cudaMemcpyDeviceToDevice)); },
+                        [&] {
+                            const std::vector<uint8_t> got = spare.download();
+                            return Check{got == start, lattice_difference(got, start, w)};
+                        },
+                        "", [&] { spare.poison(); }, RowKind::baseline, Work{2.0 * cells, 0}});  // a roof on the plot
+    m.section(title, Work{}, rows);
+}
+
+// The default run (every selected step, `generations` generations from `start`) or --bench: 1000
+// generations on lattices that fit one block (what a launch costs), then one generation on large
+// lattices against cudaMemcpy of the lattice (what bandwidth allows). Cell updates per second, and
+// the GB/s they take.
+static int run(const Program& p, int w, int h, long long generations, const Start& start) {
+    const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{1, 1, false};
+    const DeviceFacts dev =
+        p.bench ? print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg) : device_facts();
+    TableSpec t;
+    t.title = "Conway's Game of Life";
+    t.rate = "cell updates/s";
+    t.rate_counts_ops = true;
+    t.rate_unit = 1;
+    t.rate_text = rate;
+    t.ops_name = "cell updates";
+    t.bytes_rate = true;
+    t.bytes_peak = dev.dram_gbs;
+    t.columns = {"launches", "live cells"};
+    if (p.bench || generations == 1) t.baseline_column = "% of copy";
+    t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves);\n"
+               "single_block launches once for all generations. A time is of all the generations, launches\n"
+               "included, and when there are several, of a copy of the start into place (2 bytes a cell).";
+    Measurements m(t, cfg, p.outputs());
+    if (p.bench) {
+        std::printf("First 1000 generations on lattices that fit one block: global and shared launch once per\n"
+                    "generation, single_block once in all (a time in ms is also the microseconds per generation).\n"
+                    "Then one generation on large lattices, against cudaMemcpy device to device of the lattice\n"
+                    "(timed before and after the steps, the faster counting).\n\n");
+        for (int side : {64, 128})
+            measure(m, p, strf("%d x %d cells, 1000 generations", side, side), side, side,
+                    random_lattice(side, side, 0.25, p.seed + side), 1000);
+        for (int side : {1024, 4096, 16384})
+            measure(m, p, strf("%d x %d cells, one generation (%.1f MB moved)", side, side, 2.0 * side * side / 1e6),
+                    side, side, random_lattice(side, side, 0.25, p.seed + side), 1);
+        return m.finish() ? 1 : 0;
+    }
+    std::printf("Conway's Game of Life on %s (%d SMs): %d x %d torus, %lld generations\n", dev.name.c_str(),
+                dev.sm_count, w, h, generations);
+    std::printf("start: %s, %zu live cells\n\n", start.description.c_str(), population(start.cells));
+    if ((double)w * h * generations > 2e9)
+        std::fprintf(stderr, "(the CPU reference has %.2g cell updates to do: this takes a while)\n",
+                     (double)w * h * generations);
+    measure(m, p, "", w, h, start.cells, generations);
+    return m.finish() ? 1 : 0;
 }
 
 // ---- --watch, --frames, --gif ------------------------------------------------------------------------
 struct Show {
-    const Step<AdvanceFn>& step;
+    const LifeStep& step;
     long long every;
     double fps;
     bool watch;
@@ -113,78 +163,6 @@ static int run_show(const Show& s, RunPictures& pictures, int w, int h, long lon
                 s.step.name);
     pictures.finish();
     return 0;
-}
-
-// ---- --bench ---------------------------------------------------------------------------------------
-static int run_bench(const Program& p) {
-    const BenchConfig cfg;
-    const DeviceFacts dev = print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg);
-    std::printf("One generation per launch. GB/s counts 2 bytes per cell (one read, one written: the least any\n"
-                "kernel must move); %% of copy compares with cudaMemcpy device to device of the lattice, measured\n"
-                "in this run.\n\n");
-    Table table({"lattice", "MB moved", "copy GB/s", "kernel", "time (ms)", "cell updates/s", "GB/s", "% of copy",
-                 "% of peak"});
-    int failures = 0;
-    for (int side : {1024, 4096, 16384}) {
-        const size_t cells = (size_t)side * side;
-        const double bytes = 2.0 * cells;
-        const std::vector<uint8_t> start = random_lattice(side, side, 0.25, p.seed + side);
-        const std::vector<uint8_t> ref = life_step_reference(start, side, side);
-        DeviceBuffer<uint8_t> in(start), out(cells);
-        const double copy_gbs = gb_per_s(bytes, time_device_copy(cells, cfg).median_ms);
-        for (const auto& s : kSteps) {
-            std::vector<std::string> row = {strf("%d^2", side), strf("%.1f", bytes / 1e6), strf("%.0f", copy_gbs),
-                                            s.name};
-            if (s.run == advance_single_block && cells > single_block_max_cells()) {
-                row.insert(row.end(), {"-", "-", "-", "-", strf("does not fit one block (%zu cells at most)",
-                                                                 single_block_max_cells())});
-                table.row(row);
-                continue;
-            }
-            // One generation from `in` into `out`: the step swaps the pair, and swapping it back
-            // makes every timed run read `in` and write `out`.
-            out.poison();
-            const Timing t = time_gpu([&, s] {
-                s.run(in, out, side, side, 1, false);
-                std::swap(in, out);
-            }, cfg);
-            const bool ok = out.download() == ref;  // re-checked after timing: a fast wrong kernel is no result
-            const double gbs = gb_per_s(bytes, t.median_ms);
-            failures += ok ? 0 : 1;
-            row.insert(row.end(), {ok ? strf("%.4f", t.median_ms) : "FAILED check",
-                                   ok ? rate(cells / (t.median_ms * 1e-3)) : "-", ok ? strf("%.0f", gbs) : "-",
-                                   ok ? strf("%.1f", 100 * gbs / copy_gbs) : "-",
-                                   ok ? strf("%.1f", 100 * gbs / dev.dram_gbs) : "-"});
-            table.row(row);
-        }
-    }
-    table.print();
-
-    std::printf("\nMany generations on lattices small enough for one block: what a launch costs.\n"
-                "global and shared launch once per generation, single_block once in all; timed as above.\n\n");
-    Table small({"lattice", "generations", "kernel", "launches", "time (ms)", "us per generation", "cell updates/s",
-                 "check"});
-    const long long generations = 1000;
-    for (int side : {64, 128}) {
-        const size_t cells = (size_t)side * side;
-        const std::vector<uint8_t> start = random_lattice(side, side, 0.25, p.seed + side);
-        const std::vector<uint8_t> ref = life_reference(start, side, side, generations);
-        DeviceBuffer<uint8_t> first(start), cur(cells), spare(cells);
-        for (const auto& s : kSteps) {
-            long long launches = 0;
-            const Timing t = time_gpu([&, s] {
-                CUDA_CHECK(cudaMemcpyAsync(cur.get(), first.get(), cells, cudaMemcpyDeviceToDevice));
-                launches = s.run(cur, spare, side, side, generations, false);
-            }, cfg);
-            const bool ok = cur.download() == ref;
-            failures += ok ? 0 : 1;
-            small.row({strf("%d^2", side), std::to_string(generations), s.name, std::to_string(launches),
-                       strf("%.3f", t.median_ms), strf("%.2f", t.median_ms * 1e3 / generations),
-                       rate((double)cells * generations / (t.median_ms * 1e-3)), ok ? "ok" : "FAILED"});
-        }
-    }
-    small.print();
-    return failures ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
@@ -237,7 +215,7 @@ int main(int argc, char** argv) {
         // 16384^2: on the host the start, its reference and the result; on the GPU the pair and
         // the copy test's two buffers.
         require_memory(p, "--bench", 3.0 * 16384 * 16384, 4.5 * 16384.0 * 16384.0);
-        return run_bench(p);
+        return run(p, 0, 0, 0, Start{});
     }
     int w = 0, h = 0, x = -1, y = -1;
     refuse_unless_fine("--size", read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h));
@@ -265,15 +243,16 @@ int main(int argc, char** argv) {
 
     require_gpu(p.program().c_str());
     require_fits_in_gpu(p, "--size", 2.0 * w * h + (1 << 20));
-    if (p.kernel == "single_block" && (size_t)w * h > single_block_max_cells())
-        p.fail("--kernel", strf("single_block keeps the lattice in one block's shared memory: at most %zu "
-                                "cells on this GPU, and %dx%d is %zu (use global or shared)",
-                                single_block_max_cells(), w, h, (size_t)w * h));
+    const LifeStep* chosen = &kSteps[std::size(kSteps) - 1];  // shows a run, unless --kernel names another
+    for (const auto& s : kSteps)
+        if (p.kernel == s.name) chosen = &s;
+    if (p.kernel == chosen->name && chosen->info.max_cells && (size_t)w * h > chosen->info.max_cells())
+        p.fail("--kernel", strf("%s takes at most %zu cells on this GPU (%s), and %dx%d is %zu", chosen->name,
+                                chosen->info.max_cells(), chosen->info.limit, w, h, (size_t)w * h));
     if (!have_pattern) start.cells = random_lattice(w, h, density, p.seed);
     if (!watch && !writes_pictures) return run(p, w, h, generations, start);
 
-    const std::string shown = p.kernel == "all" ? "shared" : p.kernel;  // one kernel shows the run
-    const auto& step = *std::find_if(std::begin(kSteps), std::end(kSteps), [&](auto& s) { return shown == s.name; });
+    const LifeStep& step = *chosen;
     std::printf("start: %s\n", start.description.c_str());
     try {
         RunPictures pictures(gif_path, frames_dir, w, h, scale, fps);

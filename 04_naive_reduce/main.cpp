@@ -1,7 +1,6 @@
 // 04_naive_reduce/main.cpp: runs each step on seeded random data, checks it against the CPU
 // reference in double precision, and times it; --bench prints the benchmark table, --demo
 // runs the broken barrier of the README.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -57,89 +56,98 @@ static Check check_answer(const Answer& a, const ReduceBuffers& b, Output out, c
     return {ok, ok ? strf("%zu row sums, %zu column sums, total", b.rows, b.cols) : wrong, {"total " + total.cells[0]}};
 }
 
-// ---- The default run: every step once, checked and timed --------------------------------------
+// What one run of a step costs at the least: its input read once (rows_cols: the matrix, and its
+// row and column sums written) and its FLOP per element.
+static Work work_of(const ReduceInfo& info, const ReduceBuffers& b) {
+    const bool matrix = info.output == Output::matrix_sums;
+    const double elements = matrix ? (double)b.rows * b.cols : (double)b.n;
+    return {4.0 * elements + (matrix ? 4.0 * (b.rows + b.cols + 1) : 0.0), info.flop_per_element * elements};
+}
+
+// One size: every selected step, the given atomic_per_thread and CUB (the 100%). With on_host, a
+// run also copies its answer back and finishes it on the host, as a program that wants the sum
+// must. The stats step's last checked summary goes to *stats.
+static void measure(Measurements& m, const Program& p, const std::string& title, ReduceBuffers& b,
+                    const References& ref, bool on_host, std::optional<Summary>* stats = nullptr) {
+    CubSum cub(b.n);
+    auto row = [&](std::string step, std::string name, std::function<void()> launch, Output out, RowKind kind,
+                   Work work) {
+        auto run = on_host ? std::function<void()>([launch, out, &b] { launch(); finish(b, out); }) : launch;
+        auto check = [&b, &ref, out, stats] {
+            const Answer a = finish(b, out);
+            if (stats && out == Output::block_stats) *stats = a.summary;
+            return check_answer(a, b, out, ref);
+        };
+        return StepRow{step, name, run, check, "", [&b] { b.poison(); }, kind, work};
+    };
+    const Work sum{4.0 * b.n, 1.0 * b.n};
+    std::vector<StepRow> rows;
+    for (const auto& s : kSteps)
+        if (p.selected(s.name))
+            rows.push_back(row(std::to_string(s.number), s.name, [&b, s] { s.run(b); }, s.info.output, RowKind::step,
+                               work_of(s.info, b)));
+    if (p.selected("atomic_per_thread"))
+        rows.push_back(row("-", "atomic_per_thread (given)",
+                           [&] { run_atomic_per_thread(b.x.get(), b.n, b.sum.get(), b.block); }, Output::one_sum,
+                           RowKind::step, sum));  // a kernel the exercise gives: a share of CUB, and profiled
+    rows.push_back(row("-", "cub::DeviceReduce::Sum", [&] { cub.run(b.x.get(), b.n, b.sum.get()); }, Output::one_sum,
+                       RowKind::baseline, sum));
+    m.section(title, sum, rows);
+}
+
+// The default run (one size, each kernel alone) or --bench (2^20 and 2^25 floats, each answer on
+// the host and then each kernel alone), in one table layout: GB/s of the input read, against CUB.
 static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, Values values) {
-    const DeviceFacts dev = device_facts();
+    const BenchConfig cfg;
+    const DeviceFacts dev =
+        p.bench ? print_bench_header(strf("sums of n floats, block = %d", block), cfg) : device_facts();
+    TableSpec t;
+    t.title = "sums of n floats";
+    t.columns = {"result"};
+    t.leading_columns = 1;
+    t.baseline_column = "% of CUB";
+    t.peak = dev.dram_gbs;
+    t.peak_name = "DRAM peak";
+    t.compute_roof = dev.fp32_gflops * 1e9;
+    t.compute_roof_name = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
+    t.footer = "GB/s counts the input read once, 4 bytes per element (rows_cols: its matrix, and its sums written).\n"
+               "CUB is timed before and after the steps; the faster is the 100%. The plot counts the least FLOP\n"
+               "per element: 1 for a sum, 5 for stats, 2 for rows_cols.";
+    if (!p.bench)
+        t.footer += "\nTimes are of the kernels alone: steps 2-4 then copy their partial results to the host, which\n"
+                    "finishes the sum (--bench times that too).";
+    Measurements m(t, cfg, p.outputs());
+    if (p.bench) {
+        std::printf("Each size twice: first each answer on the host (the kernel, the copy back, the host's finish),\n"
+                    "then the kernels alone. Input: mixed signs; rows_cols sums the same floats as a matrix.\n\n");
+        for (int k : {20, 25}) {
+            const size_t size = (size_t)1 << k, height = size / 4096;  // the matrix is x, 4096 floats a row
+            const std::vector<float> x = make_values(Values::mixed, size, p.seed + k);
+            const References ref{sum_reference(x), stats_reference(x), rows_cols_reference(x, height, 4096)};
+            ReduceBuffers b(x, block, x, height, 4096);
+            const std::string title = strf("2^%d floats (rows_cols: %zu x 4096)", k, height);
+            measure(m, p, title + ", each answer on the host", b, ref, true);
+            measure(m, p, title + ", the kernels alone", b, ref, false);
+        }
+        return m.finish() ? 1 : 0;
+    }
     const bool want_matrix = p.selected("rows_cols");
     std::printf("Reductions on %s (%d SMs, %.0f GB/s theoretical): n = %zu, block = %d, grid = %u blocks\n",
                 dev.name.c_str(), dev.sm_count, dev.dram_gbs, n, block, reduce_blocks(n, block));
     std::printf("values: %s, seed %llu%s\n", values_name(values), (unsigned long long)p.seed,
                 want_matrix ? strf("; rows_cols: a %zu x %zu matrix", rows, cols).c_str() : "");
     const std::vector<float> x = make_values(values, n, p.seed);
-    const std::vector<float> m = want_matrix ? make_values(values, rows * cols, p.seed + 1) : std::vector<float>();
+    const std::vector<float> matrix = want_matrix ? make_values(values, rows * cols, p.seed + 1) : std::vector<float>();
     References ref{sum_reference(x), {}, {}};
     std::printf("CPU reference (double): sum %.9g; a float sum passes within 4 * 2^-24 * sqrt(n + 1) * sum|x| = %.3g\n\n",
                 ref.sum.sum, sum_tolerance(n, ref.sum).atol);
     if (p.selected("stats")) ref.stats = stats_reference(x);
-    if (want_matrix) ref.matrix = rows_cols_reference(m, rows, cols);
-    ReduceBuffers b(x, block, m, want_matrix ? rows : 0, want_matrix ? cols : 0);  // no matrix unless used
-    CubSum cub(n);
-
+    if (want_matrix) ref.matrix = rows_cols_reference(matrix, rows, cols);
+    ReduceBuffers b(x, block, matrix, want_matrix ? rows : 0, want_matrix ? cols : 0);  // no matrix unless used
     std::optional<Summary> stats_got;  // for the table below the steps
-    auto check = [&](Output out) {
-        const Answer a = finish(b, out);
-        if (out == Output::block_stats) stats_got = a.summary;
-        return check_answer(a, b, out, ref);
-    };
-    std::vector<StepRow> steps = {{"-", "cub::DeviceReduce::Sum (library)", [&] { cub.run(b.x.get(), n, b.sum.get()); },
-                                   [&] { return check(Output::one_sum); }, "", [&] { b.poison(); }}};
-    if (p.selected("atomic_per_thread"))
-        steps.push_back({"-", "atomic_per_thread (given)", [&] { run_atomic_per_thread(b.x.get(), n, b.sum.get(), block); },
-                         [&] { return check(Output::one_sum); }, "", [&] { b.poison(); }});
-    for (const auto& s : kSteps) {
-        if (!p.selected(s.name)) continue;
-        steps.push_back({std::to_string(s.number), s.name, [&, s] { s.run.launch(b); },
-                         [&, s] { return check(s.run.output); }, "", [&] { b.poison(); }});
-        if (s.run.output == Output::matrix_sums) steps.back().work = Work{4.0 * rows * cols, 4.0 * rows * cols};
-    }
-    StepTable table{"GB/s", 4.0 * n, {"result"},
-                    "GB/s counts the input read once (4 bytes per element; rows_cols reads its matrix twice).\n"
-                    "Times are of the kernels alone: steps 2-4 then copy their partial results to the host,\n"
-                    "which finishes the sum (not timed here; see --bench)."};
-    table.leading_columns = table.extra_columns.size();
-    table.peak = dev.dram_gbs;
-    const int failures = run_steps(steps, table);
+    measure(m, p, "", b, ref, false, &stats_got);
+    const int failures = m.finish();
     if (stats_got) print_stats_table(*stats_got, ref.stats);
-    return failures ? 1 : 0;
-}
-
-// ---- --bench ---------------------------------------------------------------------------------
-static int run_bench(const Program& p, int block) {
-    const BenchConfig cfg;
-    const DeviceFacts dev = print_bench_header(strf("sums of n floats, block = %d", block), cfg);
-    std::printf("GB/s counts the input read once (4 bytes per float). %% of CUB compares with\n"
-                "cub::DeviceReduce::Sum on the same input, measured in this run. 'answer on host' adds the\n"
-                "copy back and the host's finishing.\n\n");
-    Table table({"n", "kernel", "time (ms)", "GB/s", "% of CUB", "% of peak", "answer on host (ms)", "check"});
-    int failures = 0;
-    const size_t cols = 4096;
-    for (int k : {20, 25}) {
-        const size_t n = (size_t)1 << k, rows = n / cols;
-        const std::vector<float> x = make_values(Values::mixed, n, p.seed + k);
-        const References ref{sum_reference(x), stats_reference(x), rows_cols_reference(x, rows, cols)};
-        ReduceBuffers b(x, block, x, rows, cols);  // the matrix is x, 4096 floats a row
-        CubSum cub(n);
-        double cub_ms = 0;  // the library runs first: its time is the 100% of "% of CUB"
-        auto measure = [&](const std::string& label, const std::function<void()>& launch, Output out) {
-            b.poison();
-            const Timing t = time_gpu(launch, cfg);
-            const Timing full = time_gpu([&] { launch(); finish(b, out); }, cfg);
-            const Check c = check_answer(finish(b, out), b, out, ref);  // re-checked after timing
-            if (cub_ms == 0) cub_ms = t.median_ms;
-            if (!c.ok) ++failures;
-            const double gbs = gb_per_s(4.0 * n, t.median_ms);
-            table.row({strf("2^%d", k), label, strf("%.4f", t.median_ms), strf("%.1f", gbs),
-                       strf("%.2f", 100 * cub_ms / t.median_ms), strf("%.1f", 100 * gbs / dev.dram_gbs),
-                       strf("%.4f", full.median_ms), c.ok ? "ok" : "FAILED: " + c.detail});
-        };
-        measure("cub::DeviceReduce::Sum", [&] { cub.run(b.x.get(), n, b.sum.get()); }, Output::one_sum);
-        measure("atomic_per_thread (given)", [&] { run_atomic_per_thread(b.x.get(), n, b.sum.get(), block); },
-                Output::one_sum);
-        for (const auto& s : kSteps)
-            measure(s.run.output == Output::matrix_sums ? strf("%s (%zu x %zu)", s.name, rows, cols) : s.name,
-                    [&, s] { s.run.launch(b); }, s.run.output);
-    }
-    table.print();
     return failures ? 1 : 0;
 }
 
@@ -196,5 +204,5 @@ int main(int argc, char** argv) {
     }
     require_memory(p, size_option, host, gpu);
     require_block_size(p, "--block", block);
-    return p.bench ? run_bench(p, block) : demo ? run_barrier_demo(n, block) : run(p, n, rows, cols, block, values);
+    return demo ? run_barrier_demo(n, block) : run(p, n, rows, cols, block, values);
 }

@@ -355,20 +355,30 @@ inline Answer finish(const ReduceBuffers& b, Output out) {
     return a;
 }
 
-struct ReduceStep {
+// What a step is besides its launcher: where it leaves its result (so how the host finishes it
+// and what is checked), and the least FLOP it must do per element it reads: 1 for a sum; 5 for
+// the summary (a sum, a sum of squares as one FMA, a min and a max); 2 for the matrix (each
+// element joins its row's sum and its column's).
+struct ReduceInfo {
     Output output;
-    void (*launch)(ReduceBuffers&);  // the step's GPU work alone, asynchronous: what is timed
+    double flop_per_element;
 };
+// A step's launcher: the step's GPU work alone, asynchronous (what is timed).
+using ReduceFn = void (*)(ReduceBuffers& b);
+using ReduceStep = Step<ReduceFn, ReduceInfo>;
 // The steps, in order: the program, the tests and their summary all read this one list.
-inline const Step<ReduceStep> kSteps[] = {
-    {1, "atomic_each",
-     {Output::one_sum, [](ReduceBuffers& b) { run_atomic_each(b.x.get(), b.n, b.sum.get(), b.block); }}},
-    {2, "block_serial",
-     {Output::block_sums, [](ReduceBuffers& b) { run_block_serial(b.x.get(), b.n, b.partials.get(), b.block); }}},
-    {3, "block_tree",
-     {Output::block_sums, [](ReduceBuffers& b) { run_block_tree(b.x.get(), b.n, b.partials.get(), b.block); }}},
-    {4, "stats", {Output::block_stats, [](ReduceBuffers& b) { run_stats(b.x.get(), b.n, b.stats.get(), b.block); }}},
-    {5, "rows_cols", {Output::matrix_sums, [](ReduceBuffers& b) {
+inline const ReduceStep kSteps[] = {
+    {1, "atomic_each", [](ReduceBuffers& b) { run_atomic_each(b.x.get(), b.n, b.sum.get(), b.block); },
+     {Output::one_sum, 1}},
+    {2, "block_serial", [](ReduceBuffers& b) { run_block_serial(b.x.get(), b.n, b.partials.get(), b.block); },
+     {Output::block_sums, 1}},
+    {3, "block_tree", [](ReduceBuffers& b) { run_block_tree(b.x.get(), b.n, b.partials.get(), b.block); },
+     {Output::block_sums, 1}},
+    {4, "stats", [](ReduceBuffers& b) { run_stats(b.x.get(), b.n, b.stats.get(), b.block); },
+     {Output::block_stats, 5}},
+    {5, "rows_cols",
+     [](ReduceBuffers& b) {
          run_rows_cols(b.matrix.get(), b.rows, b.cols, b.row_sums.get(), b.col_sums.get(), b.sum.get(), b.block);
-     }}},
+     },
+     {Output::matrix_sums, 2}},
 };

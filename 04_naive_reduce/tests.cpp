@@ -17,9 +17,9 @@ const float kInf = std::numeric_limits<float>::infinity();
 float gpu_sum(const ReduceStep& step, const std::vector<float>& x, int block) {
     ReduceBuffers b(x, block);
     b.poison();
-    step.launch(b);
+    step.run(b);
     CUDA_CHECK(cudaDeviceSynchronize());
-    return finish(b, step.output).total;
+    return finish(b, step.info.output).total;
 }
 
 // Checks the GPU's sum against the double reference within sum_tolerance (naive_reduce.h).
@@ -103,19 +103,19 @@ DECLARE_STEPS(kSteps);
 
 // ---- steps 1 to 3: the sums -------------------------------------------------------------------
 STEP_CASES_RANGE(kSteps, 1, 3, "n = 0, 1, 255, 256, 257, 2^20+1", [](const auto& step) {
-    for (size_t n : kSizes) expect_sum(step.run, random_floats(n, n + 11, -1.0f, 1.0f));
+    for (size_t n : kSizes) expect_sum(step, random_floats(n, n + 11, -1.0f, 1.0f));
 });
 STEP_CASES_RANGE(kSteps, 1, 3, "block sizes 32 to 1024, and 33, 96, 1000 (not powers of two)", [](const auto& step) {
-    for (int b : kBlocks) expect_sum(step.run, random_floats(100003, b, -1.0f, 1.0f), b);
+    for (int b : kBlocks) expect_sum(step, random_floats(100003, b, -1.0f, 1.0f), b);
 });
 // Same sign everywhere (errors cannot cancel) and magnitudes far from 1.
 STEP_CASES_RANGE(kSteps, 1, 3, "all-negative inputs and large and small magnitudes", [](const auto& step) {
     const size_t big = ((size_t)1 << 20) + 1;
-    expect_sum(step.run, random_floats(100003, 21, -1.0f, 0.0f));
-    expect_sum(step.run, random_floats(big, 22, -1.0f, 0.0f));
-    expect_sum(step.run, random_floats(100003, 23, -1e30f, 1e30f));
-    expect_sum(step.run, random_floats(big, 24, 1e6f, 2e6f));
-    expect_sum(step.run, random_floats(big, 25, -1e-30f, 1e-30f));
+    expect_sum(step, random_floats(100003, 21, -1.0f, 0.0f));
+    expect_sum(step, random_floats(big, 22, -1.0f, 0.0f));
+    expect_sum(step, random_floats(100003, 23, -1e30f, 1e30f));
+    expect_sum(step, random_floats(big, 24, 1e6f, 2e6f));
+    expect_sum(step, random_floats(big, 25, -1e-30f, 1e-30f));
 });
 // NaN + anything is NaN, so one NaN must reach the answer whichever thread adds it.
 STEP_CASES_RANGE(kSteps, 1, 3, "a NaN in the input gives NaN", [](const auto& step) {
@@ -124,7 +124,7 @@ STEP_CASES_RANGE(kSteps, 1, 3, "a NaN in the input gives NaN", [](const auto& st
         CAPTURE(at);
         std::vector<float> x = random_floats(n, 31, -1.0f, 1.0f);
         x[at] = kNaN;
-        CHECK(std::isnan(gpu_sum(step.run, x, 256)));
+        CHECK(std::isnan(gpu_sum(step, x, 256)));
     }
 });
 // 2^25 values of both signs, uniform in [-1, 1.05): the small positive mean puts the exact sum
@@ -133,14 +133,14 @@ STEP_CASES_RANGE(kSteps, 1, 3, "a NaN in the input gives NaN", [](const auto& st
 // of the elements, would pass. (A serial float sum of these values, in index order on the CPU,
 // is off by about 4 % of the tolerance.)
 STEP_CASES_RANGE(kSteps, 1, 3, "n = 2^25, mixed signs (large)", [](const auto& step) {
-    expect_sum(step.run, random_floats((size_t)1 << 25, 40 + step.number, -1.0f, 1.05f));
+    expect_sum(step, random_floats((size_t)1 << 25, 40 + step.number, -1.0f, 1.05f));
 });
 
 // A serial float sum cannot pass 2^24 by adding ones: 2^24 + 1 rounds back to 2^24 (ties to
 // even). Every atomicAdd lands on the one running total, so this is exactly what step 1 returns,
 // in any order: the documented limit of the serial sum (see the README), not a tolerance issue.
 STEP_CASE(kSteps, "atomic_each", "2^25 ones stop at exactly 2^24, the serial float sum's limit (large)") {
-    CHECK(gpu_sum(kSteps[0].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
+    CHECK(gpu_sum(step, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 16777216.0f);
 }
 // The students' predictions (starter.cu): each expected value is derived here, on the CPU.
 STEP_HOST_CASE(kSteps, "atomic_each", "prediction kSumOfOnesAtomic: the float atomic_each leaves for 2^25 ones") {
@@ -164,13 +164,13 @@ STEP_HOST_CASE(kSteps, "stats", "prediction kStatsSharedBytes256: run_stats's dy
 }
 
 STEP_CASE(kSteps, "block_serial", "2^25 ones sum to exactly 2^25: no partial gets near 2^24 (large)") {
-    CHECK(gpu_sum(kSteps[1].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
+    CHECK(gpu_sum(step, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }
 STEP_CASE(kSteps, "block_tree", "block size 1 (no rounds at all)") {
-    expect_sum(kSteps[2].run, random_floats(1000, 5, -1.0f, 1.0f), 1);
+    expect_sum(step, random_floats(1000, 5, -1.0f, 1.0f), 1);
 }
 STEP_CASE(kSteps, "block_tree", "2^25 ones sum to exactly 2^25 (large)") {
-    CHECK(gpu_sum(kSteps[2].run, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
+    CHECK(gpu_sum(step, std::vector<float>((size_t)1 << 25, 1.0f), 256) == 33554432.0f);
 }
 
 // ---- step 4 ---------------------------------------------------------------------------------

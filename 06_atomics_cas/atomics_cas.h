@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -137,10 +136,14 @@ inline std::vector<int> contention_reference(const std::vector<int>& v, Aggregat
 }
 
 // ---- The steps, as main.cpp and tests.cpp run them (step_cases.cpp; not part of your task) ----
-// The inputs of every step, on the host (for the references) and on the GPU, and the targets
-// the launchers update. Host code only.
+inline const Aggregation kAggregations[] = {Aggregation::none, Aggregation::warp, Aggregation::block};
+
+// The inputs of every step, on the host and on the GPU, the targets the launchers update, and
+// what the CPU says they must hold. Host code only.
 struct Workload {
-    size_t n, addresses, cas_n;   // cas_add uses the first cas_n values
+    size_t n, cas_n;              // cas_add uses the first cas_n values
+    size_t addresses;             // the counters contention spreads over: a power of two, at most
+                                  // counters.size() (a benchmark may lower it between runs)
     std::vector<int> ints;        // in [-3, 3]: sums of up to 2^28 of them fit in an int
     std::vector<float> floats;    // in [-1, 1)
     std::vector<double> doubles;  // in [-1/3, 1/3), every bit of the mantissa in use
@@ -152,6 +155,10 @@ struct Workload {
     DeviceBuffer<float> fvalue{1};
     DeviceBuffer<double> dvalue{1};
     DeviceBuffer<LockedRecord> record{1};
+    long long int_sum;                             // the CPU's answers
+    ReferenceSum float_sum, double_sum, float_cas_sum, double_cas_sum;
+    float max, min;
+    LockedRecord record_sum;
     Workload(size_t n, size_t addresses, size_t cas_n, uint64_t seed);  // cas_n <= n
 };
 
@@ -160,35 +167,52 @@ struct Outcome {
     bool ok = false;
     std::string got, expected, note;
 };
-// One kernel of a step on a workload: how to reset its target, run it, and check the result.
-// Each is a row of the program's table and a check of the tests' standard case.
-struct StepCase {
-    std::string kernel;  // "cas_add_float"
-    size_t updates;
-    std::function<void()> reset, run;
-    std::function<Outcome()> check;
-};
 
-// The cases of each step (they keep a reference to the workload).
-using StepCases = std::vector<StepCase> (*)(Workload&);
-std::vector<StepCase> race_cases(Workload& w);
-std::vector<StepCase> atomic_add_cases(Workload& w);
-std::vector<StepCase> cas_add_cases(Workload& w);
-std::vector<StepCase> cas_max_min_cases(Workload& w);
-std::vector<StepCase> spinlock_cases(Workload& w);
-std::vector<StepCase> contention_cases(Workload& w);  // on w.addresses counters
+// A step has one to three kernels. run(w, k) launches kernel k of the step on w (after setting
+// its target as the launcher expects it: 0 for a sum, NaN for a max, a free lock...); the step's
+// info names each kernel and checks what a run left.
+using Launch = void (*)(Workload& w, size_t k);
+struct AtomicKernel {
+    const char* name;         // as the tables name it
+    double bytes_per_update;  // of input read
+};
+struct AtomicsInfo {
+    AtomicKernel kernels[3];                                        // {nullptr} after the last one
+    Outcome (*check)(const Workload& w, size_t k);                  // kernel k's last run against the CPU
+    bool on_cas_n = false;                                          // updates the first cas_n values, not all n
+    std::string (*atomics)(const Workload& w, size_t k) = nullptr;  // atomics a run issues, if a fixed number
+    bool spreads = false;                                           // over w.addresses counters, else one word
+    size_t kernel_count() const {
+        size_t k = 0;
+        while (k < 3 && kernels[k].name) ++k;
+        return k;
+    }
+    size_t updates(const Workload& w) const { return on_cas_n ? w.cas_n : w.n; }
+};
+void launch_race(Workload& w, size_t k);
+void launch_atomic_add(Workload& w, size_t k);
+void launch_cas_add(Workload& w, size_t k);
+void launch_cas_max_min(Workload& w, size_t k);
+void launch_spinlock(Workload& w, size_t k);
+void launch_contention(Workload& w, size_t k);
+Outcome check_race(const Workload& w, size_t k);
+Outcome check_atomic_add(const Workload& w, size_t k);
+Outcome check_cas_add(const Workload& w, size_t k);
+Outcome check_cas_max_min(const Workload& w, size_t k);
+Outcome check_spinlock(const Workload& w, size_t k);
+Outcome check_contention(const Workload& w, size_t k);
+std::string contention_atomics(const Workload& w, size_t k);
 
 // The steps, in order: the program, the tests and their summary all read this one list.
-inline const Step<StepCases> kSteps[] = {
-    {1, "race", race_cases},
-    {2, "atomic_add", atomic_add_cases},
-    {3, "cas_add", cas_add_cases},
-    {4, "cas_max_min", cas_max_min_cases},
-    {5, "spinlock", spinlock_cases},
-    {6, "contention", contention_cases},
+using AtomicsStep = Step<Launch, AtomicsInfo>;
+inline const AtomicsStep kSteps[] = {
+    {1, "race", launch_race, {{{"race plain", 0}, {"race barrier", 0}}, check_race}},
+    {2, "atomic_add", launch_atomic_add,
+     {{{"atomic_add_int", 4}, {"atomic_add_float", 4}, {"atomic_add_double", 8}}, check_atomic_add}},
+    {3, "cas_add", launch_cas_add, {{{"cas_add_float", 4}, {"cas_add_double", 8}}, check_cas_add, true}},
+    {4, "cas_max_min", launch_cas_max_min, {{{"cas_max_float", 4}, {"cas_min_float", 4}}, check_cas_max_min}},
+    {5, "spinlock", launch_spinlock, {{{"spinlock", 4}}, check_spinlock}},
+    {6, "contention", launch_contention,
+     {{{"contention per_thread", 4}, {"contention warp_aggregated", 4}, {"contention block_aggregated", 4}},
+      check_contention, false, contention_atomics, true}},
 };
-
-inline const Aggregation kAggregations[] = {Aggregation::none, Aggregation::warp, Aggregation::block};
-inline const char* aggregation_name(Aggregation a) {
-    return a == Aggregation::none ? "per_thread" : a == Aggregation::warp ? "warp_aggregated" : "block_aggregated";
-}

@@ -1,8 +1,8 @@
-// 06_atomics_cas/main.cpp: runs each step on random data, checks it against the CPU reference,
-// and times it; --bench prints the contention table and the cost of each kind of update.
+// 06_atomics_cas/main.cpp: runs each step's kernels on random data next to CUB's sum, checks them
+// against the CPU and times them; --bench measures contention on 1 to 2^20 addresses and the cost
+// of each kind of update on one word.
 #include <algorithm>
 #include <cstdio>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -10,127 +10,96 @@
 #include "cub_sum.h"
 #include "program.h"
 
-static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
-    const DeviceFacts dev = device_facts();
-    Workload w(n, addresses, cas_n, p.seed);
-    std::printf("n threads update one place in memory, on %s (%d SMs): n = %zu (cas_add: %zu),\n"
-                "contention over %zu address%s\n\n",
-                dev.name.c_str(), dev.sm_count, n, w.cas_n, addresses, addresses == 1 ? "" : "es");
-    std::deque<StepCase> cases;  // kept alive, and in place, for the rows that run them
+static TableSpec table_spec(const DeviceFacts& dev) {
+    TableSpec t;
+    t.title = "n threads updating shared memory";
+    t.rate = "M updates/s";
+    t.rate_counts_ops = true;
+    t.rate_unit = 1e6;
+    t.ops_name = "updates";
+    t.columns = {"updates", "atomics", "result", "expected"};
+    t.leading_columns = 2;
+    t.baseline_column = "% of CUB";
+    t.peak = dev.dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
+    t.peak_name = "DRAM peak (4 B an update)";
+    t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
+               "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"
+               "updates were lost, as the missing atomics must lose them.";
+    return t;
+}
+
+// One workload: the selected steps' kernels (those that update one word, those that spread their
+// updates over addresses, or both) and CUB's sum of the same ints.
+static void measure(Measurements& table, const Program& p, const std::string& title, Workload& w, bool one_word,
+                    bool spreading) {
+    CubSum cub(w.n);
+    DeviceBuffer<int> cub_total(1);
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps) {
-        if (!p.selected(s.name)) continue;
-        for (StepCase& made : s.run(w)) {
-            const StepCase& c = cases.emplace_back(std::move(made));
-            StepRow r{std::to_string(s.number), c.kernel, [&c] { c.reset(); c.run(); },  // the reset is timed too
-                      [&c] {
-                          const Outcome o = c.check();
-                          return Check{o.ok, o.note, {std::to_string(c.updates), o.got, o.expected}};
-                      }};
-            r.work = Work{(double)c.updates, (double)c.updates};
-            rows.push_back(r);
-        }
+    for (const AtomicsStep& s : kSteps) {
+        if (!p.selected(s.name) || !(s.info.spreads ? spreading : one_word)) continue;
+        const size_t updates = s.info.updates(w);
+        for (size_t k = 0; k < s.info.kernel_count(); ++k)
+            rows.push_back({std::to_string(s.number), s.info.kernels[k].name, [&w, s, k] { s.run(w, k); },
+                            [&w, s, k] {
+                                const Outcome o = s.info.check(w, k);
+                                return Check{o.ok, o.note, {o.got, o.expected}};
+                            },
+                            "", {}, RowKind::step, Work{s.info.kernels[k].bytes_per_update * updates, 1.0 * updates},
+                            {std::to_string(updates), s.info.atomics ? s.info.atomics(w, k) : "-"},
+                            updates == w.n ? "" : "-"});  // fewer updates than CUB sums: no share of its time
     }
-    StepTable table{"M updates/s", 0, {"updates", "result", "expected"},
-                    "For race, \"ok\" means updates were lost, as the missing atomics must lose them. Time\n"
-                    "includes resetting the target (a memset); M updates/s = updates / time. The checked run\n"
-                    "is the warm-up, and 3 timed runs keep compute-sanitizer short: `make bench-06` measures."};
-    table.rate_unit = 1e6;
-    table.leading_columns = table.extra_columns.size();
-    return run_steps(rows, table, BenchConfig{0, 3, false}) ? 1 : 0;
+    const int want = wrap_to_int(w.int_sum);
+    if (p.selected("cub"))
+        rows.push_back({"-", "cub::DeviceReduce::Sum", [&] { cub.run(w.d_ints.get(), w.n, cub_total.get()); },
+                        [&] {
+                            const int got = cub_total.download()[0];
+                            return Check{got == want, got == want ? "exact" : "an int sum must be exact",
+                                         {std::to_string(got), std::to_string(want)}};
+                        },
+                        "", [&] { cub_total.poison(); }, RowKind::baseline, Work{4.0 * w.n, 1.0 * w.n},
+                        {std::to_string(w.n), "0"}});
+    table.section(title, Work{}, rows);
 }
 
-// Table 1: 2^26 updates summed through atomics on 1 to 2^20 counters, against CUB.
-static int contention_table(const Program& p, const BenchConfig& cfg, const DeviceFacts& dev) {
-    const size_t n = (size_t)1 << 26;
-    std::vector<int> values = random_ints(n, p.seed, -3, 3);
-    const long long isum = exact_sum(values);
-    DeviceBuffer<int> d_values(values), d_total(1), d_counters((size_t)1 << 20);
-    CUDA_CHECK(cudaMemset(d_counters.get(), 0, d_counters.bytes()));  // every counter is read back below
-    CubSum cub(n);
-    const Timing cub_t = time_gpu([&] { cub.run(d_values.get(), n, d_total.get()); }, cfg);
-    const bool cub_ok = d_total.download()[0] == wrap_to_int(isum);
-    const double cub_rate = n / (cub_t.median_ms * 1e-3);
-    std::printf("Contention: %zu updates (one int per thread, values in [-3, 3]) summed through atomics on\n"
-                "1 to 2^20 counters, then the counters summed into one total. Time includes zeroing the\n"
-                "counters. %% of CUB: against cub::DeviceReduce::Sum of the same values (%.3f ms, %.1f G\n"
-                "values/s, %s); %% of DRAM peak: the 4 bytes read per update, against %.0f GB/s.\n\n",
-                n, cub_t.median_ms, cub_rate / 1e9, cub_ok ? "checked" : "WRONG RESULT", dev.dram_gbs);
-    Table table({"strategy", "addresses", "atomics", "time (ms)", "G updates/s", "x one-address", "% of CUB",
-                 "% of DRAM peak", "check"});
-    int failures = cub_ok ? 0 : 1;
-    double one_address_rate = 0;
-    for (Aggregation how : kAggregations) {
-        for (size_t k : {(size_t)1, (size_t)32, (size_t)1024, (size_t)1 << 20}) {
-            auto run = [&] {
-                CUDA_CHECK(cudaMemsetAsync(d_counters.get(), 0, k * sizeof(int)));
-                CUDA_CHECK(cudaMemsetAsync(d_total.get(), 0, sizeof(int)));
-                run_contention(d_values.get(), n, how, d_counters.get(), k, d_total.get());
-            };
-            const Timing t = time_gpu(run, cfg);
-            // Re-checked after timing: a fast wrong result is not a result.
-            std::vector<int> counters = d_counters.download();
-            counters.resize(k);
-            const bool ok = d_total.download()[0] == wrap_to_int(isum) &&
-                            compare_exact(counters, contention_reference(values, how, k)).ok();
-            if (!ok) ++failures;
-            const double rate = n / (t.median_ms * 1e-3);
-            if (how == Aggregation::none && k == 1) one_address_rate = rate;
-            table.row({aggregation_name(how), k == ((size_t)1 << 20) ? "2^20" : std::to_string(k),
-                       std::to_string(atomics_issued(n, how)), ok ? strf("%.3f", t.median_ms) : "-",
-                       ok ? strf("%.2f", rate / 1e9) : "-", ok ? strf("%.1f", rate / one_address_rate) : "-",
-                       ok ? strf("%.1f", 100 * rate / cub_rate) : "-",
-                       ok ? strf("%.1f", 100 * gb_per_s(4.0 * n, t.median_ms) / dev.dram_gbs) : "-",
-                       ok ? "ok" : "FAILED check"});
-        }
+// What spreading the atomics buys: each kernel's time on one address over its time on more.
+static void print_spreading(const std::vector<RowResult>& results, const std::vector<std::string>& sections) {
+    std::vector<std::string> head = {"x one-address"};
+    for (size_t i = 1; i < sections.size(); ++i) head.push_back(sections[i].substr(0, sections[i].find(':')));
+    Table gains(head);
+    for (const RowResult& one : results) {
+        if (one.section != sections[0] || one.kind != RowKind::step) continue;
+        std::vector<std::string> cells = {one.name};
+        for (const RowResult& r : results)  // the same kernel on more addresses, in order
+            if (r.section != sections[0] && r.name == one.name)
+                cells.push_back(one.timed() && r.timed() ? strf("%.1f", one.ms / r.ms) : "-");
+        gains.row(cells);
     }
-    table.print();
-    return failures;
+    gains.print();
+    std::printf("\n");
 }
 
-// Table 2: the cost of each kind of update (every step but contention), all on one address.
-static int cost_table(const Program& p) {
-    const BenchConfig cfg{1, 5, false};
-    std::printf("\nThe cost of an update when every thread updates the same address, by kind and by number\n"
-                "of threads (one update each): nanoseconds per update (time / updates).\nTime: %s.\n\n",
-                timing_method(cfg).c_str());
-    int failures = 0;
-    std::vector<std::string> names, status;
-    std::vector<std::vector<double>> ns;  // [kernel][size]
+static int run_bench(const Program& p) {
+    const BenchConfig cfg{3, 20, true, 2000};  // fewer runs of the slowest CAS rows (about 2 s a row)
+    const DeviceFacts dev =
+        print_bench_header(strf("n threads updating the same memory, %d threads per block", kBlock), cfg);
+    std::printf("\n");
+    Measurements table(table_spec(dev), cfg, p.outputs());
+    std::vector<std::string> sections;
+    {
+        Workload w((size_t)1 << 26, (size_t)1 << 20, 1, p.seed);
+        for (size_t a : {(size_t)1, (size_t)32, (size_t)1024, (size_t)1 << 20}) {
+            w.addresses = a;
+            sections.push_back((a == ((size_t)1 << 20) ? "2^20" : std::to_string(a)) + (a == 1 ? " address" : " addresses") +
+                               ": 2^26 ints in [-3, 3] summed through atomics, then the counters summed");
+            measure(table, p, sections.back(), w, false, true);
+        }
+    }
+    print_spreading(table.results(), sections);
     for (int log_m : {12, 14, 16}) {
-        const size_t m = (size_t)1 << log_m;
-        Workload w(m, 1, m, p.seed);
-        size_t row = 0;
-        for (const auto& s : kSteps) {
-            if (s.run == contention_cases) continue;  // that is table 1
-            for (const StepCase& c : s.run(w)) {
-                const Timing t = time_gpu([&] { c.reset(); c.run(); }, cfg);
-                const Outcome o = c.check();  // the last timed run
-                if (row == names.size()) {
-                    names.push_back(c.kernel);
-                    ns.emplace_back();
-                    status.push_back("ok");
-                }
-                ns[row].push_back(t.median_ms * 1e6 / m);
-                if (!o.ok) {
-                    ++failures;
-                    status[row] = "FAILED: " + o.note;
-                }
-                ++row;
-            }
-        }
+        Workload w((size_t)1 << log_m, 1, (size_t)1 << log_m, p.seed + log_m);
+        measure(table, p, strf("2^%d updates, one per thread, all on one word", log_m), w, true, false);
     }
-    // x atomic_add_float: the built-in float atomicAdd, which cas_add_float rebuilds.
-    const size_t base = std::find(names.begin(), names.end(), "atomic_add_float") - names.begin();
-    Table costs({"kernel", "ns/update, 2^12", "ns/update, 2^14", "ns/update, 2^16", "M updates/s, 2^16",
-                 "x atomic_add_float, 2^16", "check"});
-    for (size_t r = 0; r < names.size(); ++r)
-        costs.row({names[r], strf("%.3f", ns[r][0]), strf("%.3f", ns[r][1]), strf("%.3f", ns[r][2]),
-                   strf("%.1f", 1e3 / ns[r][2]), strf("%.2f", ns[r][2] / ns[base][2]), status[r]});
-    costs.print();
-    std::printf("\nThe race rows lose updates by design; their time is what no atomics would cost. Each time\n"
-                "includes resetting the target and one launch (~2-5 us), which dominates the smallest sizes.\n");
-    return failures;
+    return table.finish() ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
@@ -142,9 +111,9 @@ int main(int argc, char** argv) {
                "  --cas-n M       updates for the cas_add step (default 2^14, or n if smaller; at most n and\n"
                "                  2^20): every success of a contended CAS loop costs a pass of all waiting\n"
                "                  threads, so its time grows with the square of M (the benchmark shows it)\n",
-               step_names(kSteps), {},
-               "the contention table (2^26 updates on 1, 32, 1024 and 2^20 addresses)\n"
-               "                  and the cost of each kind of one-address update (2^12 to 2^16 updates)"});
+               step_names(kSteps), {"cub"},
+               "the contention tables (2^26 updates on 1, 32, 1024 and 2^20 addresses)\n"
+               "                  and the cost of each kind of one-word update (2^12 to 2^16 updates)"});
     const size_t n = p.size("--n", (size_t)1 << 20, 1, (size_t)1 << 28);
     const size_t addresses = p.size("--addresses", 1, 1, (size_t)1 << 24);
     const size_t cas_n = p.size("--cas-n", std::min<size_t>(n, (size_t)1 << 14), 1, (size_t)1 << 20);
@@ -156,18 +125,22 @@ int main(int argc, char** argv) {
     if (cas_n > n)
         p.fail("--cas-n", strf("must be at most --n, %zu here: cas_add runs on the first M of the n values (got %zu)", n, cas_n));
     if (p.bench) {
-        // GPU: 2^26 values, 2^20 counters, CUB's storage. Host: the values, the counters' reference.
-        const double values = 4.0 * ((size_t)1 << 26), counters = 4.0 * ((size_t)1 << 20);
-        require_memory(p, "--bench", values + 4 * counters, values + counters + (1 << 20));
-        const BenchConfig cfg;
-        const DeviceFacts dev =
-            print_bench_header(strf("n threads updating the same memory, %d threads per block", kBlock), cfg);
-        std::printf("\n");
-        const int failures = contention_table(p, cfg, dev) + cost_table(p);
-        return failures ? 1 : 0;
+        // 2^26 updates: the inputs (20 bytes an update) on the host and the GPU, 2^20 counters,
+        // the counters' reference and CUB's storage.
+        const double updates = (double)((size_t)1 << 26), counters = 4.0 * ((size_t)1 << 20);
+        require_memory(p, "--bench", 20 * updates + 4 * counters, 20 * updates + counters + (1 << 20));
+        return run_bench(p);
     }
-    // Host: the inputs (20 bytes an update), the sums' references (12 more), the counters'. GPU:
-    // the inputs (20 bytes an update) and the counters.
-    require_memory(p, "--n", 32.0 * n + 12.0 * addresses, 24.0 * n + 4.0 * addresses);
-    return run(p, n, addresses, cas_n);
+    // Host: the inputs (20 bytes an update), the counters' reference. GPU: the inputs, the
+    // counters and CUB's storage.
+    require_memory(p, "--n", 20.0 * n + 16.0 * addresses, 20.0 * n + 4.0 * addresses + (1 << 20));
+    const DeviceFacts dev = device_facts();
+    Workload w(n, addresses, cas_n, p.seed);
+    std::printf("n threads update one place in memory, on %s (%d SMs): n = %zu (cas_add: %zu),\n"
+                "contention over %zu address%s\n\n",
+                dev.name.c_str(), dev.sm_count, n, w.cas_n, addresses, addresses == 1 ? "" : "es");
+    // The checked run is the warm-up, and 3 timed runs keep compute-sanitizer short: --bench measures.
+    Measurements table(table_spec(dev), BenchConfig{0, 3, false}, p.outputs());
+    measure(table, p, "", w, true, true);
+    return table.finish() ? 1 : 0;
 }

@@ -369,6 +369,17 @@ Simulated simulate_decoupled_lookback(const std::vector<ll>& x, ScanKind kind) {
 }
 
 // ---- The program's reports ------------------------------------------------------------------
+// What each design moves through DRAM, in arrays of n ints, counting nothing as served by L2:
+// every element read once and written once is 2n. host_levels moves 2n or more per launch at the
+// lowest levels, and from stride 8 on a whole 32-byte sector for each 4-byte value; the upper
+// levels are small enough for L2: about 20n in all.
+const ScanModel kNaiveBlockModel = {simulate_naive_block, "2n"};
+const ScanModel kBlellochBlockModel = {simulate_blelloch_block, "2n"};
+const ScanModel kHostLevelsModel = {simulate_host_levels, "~20n"};
+const ScanModel kScanThenPropagateModel = {simulate_scan_then_propagate, "4n"};
+const ScanModel kReduceThenScanModel = {simulate_reduce_then_scan, "3n"};
+const ScanModel kDecoupledLookbackModel = {simulate_decoupled_lookback, "2n"};
+
 void print_counts(const std::vector<int>& x, const std::string& kernel) {
     const size_t n = x.size();
     std::printf("\nAdditions performed for an inclusive scan, counted by running each algorithm's own loops on\n"
@@ -383,7 +394,7 @@ void print_counts(const std::vector<int>& x, const std::string& kernel) {
     std::vector<std::pair<const char*, Simulated (*)(const std::vector<ll>&, ScanKind)>> counted = {
         {"serial (one thread)", simulate_serial}};
     for (const auto& s : kSteps)
-        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.run.simulate});
+        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.info.model->simulate});
     Table table({"algorithm", "additions", "per element", "span (steps)", "launches", "simulation"});
     for (const auto& [name, simulate] : counted) {
         const Simulated sim = simulate(xl, ScanKind::inclusive);

@@ -1,6 +1,7 @@
-// 07_prefix_scan/main.cpp: runs each step on random data (int and float, inclusive and
-// exclusive), checks it against the CPU reference, times it, and counts the additions each
-// algorithm performs; --bench prints the benchmark table, --racy-demo shows the racy naive scan.
+// 07_prefix_scan/main.cpp: runs each step on random data next to CUB and a copy, checks it
+// against the CPU reference (int and float, inclusive and exclusive), times it, and counts the
+// additions each algorithm performs; --bench measures 2^25 and 2^28 elements, --racy-demo shows
+// the racy naive scan.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -10,150 +11,100 @@
 #include "prefix_scan.h"
 #include "program.h"
 
-static const ScanKind kKinds[] = {ScanKind::inclusive, ScanKind::exclusive};
+static TableSpec table_spec(const DeviceFacts& dev) {
+    TableSpec t;
+    t.title = "inclusive scan of n ints";
+    t.ops_name = "additions";
+    t.columns = {"n", "traffic"};
+    t.leading_columns = 2;
+    t.baseline_column = "% of CUB";
+    t.peak = dev.dram_gbs;
+    t.peak_name = "DRAM peak";
+    t.footer = "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read n ints, write n;\n"
+               "compact: read n, write the kept ones), whatever else an algorithm moves. traffic: what each\n"
+               "design moves through DRAM, in arrays of n ints, counting nothing as served by L2.";
+    return t;
+}
 
-static int run(const Program& p, size_t n) {
-    const DeviceFacts dev = device_facts();
-    std::printf("Prefix sums on %s (%d SMs): n = %zu; int inputs in [-9, 9] (compared exactly), float\n"
-                "inputs in [0, 1) (compared with the double-precision reference within a tolerance)\n\n",
-                dev.name.c_str(), dev.sm_count, n);
-    const std::vector<int> xi = int_input(n, p.seed);
-    const std::vector<float> xf = float_input(n, p.seed);
+// One size: the copy, CUB and every selected step on xi, each timed on the int inclusive scan and
+// checked on it. A one-block step scans the first elements it takes, or is skipped in the
+// benchmark; outside the benchmark, a step's check also runs and checks its exclusive scan and
+// both float scans.
+static void measure(Measurements& table, const Program& p, const std::string& title, const std::vector<int>& xi,
+                    bool bench) {
+    const size_t n = xi.size();
+    const std::vector<int> ref = scan_reference(xi, ScanKind::inclusive);
+    const std::vector<float> xf = bench ? std::vector<float>() : float_input(n, p.seed);
     DeviceBuffer<int> di(xi), oi(n);
-    DeviceBuffer<float> df(xf), of(n);
-    // run_steps runs and times the int inclusive scan; its check runs the other three on the
-    // first `used` elements (a one-block step takes no more) and checks all four.
-    auto check_scan = [&](const ScanFns& scan, size_t used, const std::string& n_cell) {
+    DeviceBuffer<float> df(xf), of(xf.size());
+    DeviceBuffer<size_t> kept(1);
+    CubScan cub;
+    // The first `used` outputs against `want` (an inclusive scan's first elements are the
+    // inclusive scan of the first elements); then, for a step outside the benchmark, the others.
+    auto check = [&](const std::vector<int>& want, const ScanStep* step, size_t used) {
+        Comparison c = compare(oi.download().data(), want.data(), used, Tolerance{0, 0});
+        if (!c.ok() || !step || bench || profiling_mode())  // (profiled: no launches outside the step's range)
+            return Check{c.ok(), c.ok() ? "exact" : "int inclusive: " + c.describe()};
         const std::vector<int> xi_used(xi.begin(), xi.begin() + used);
         const std::vector<float> xf_used(xf.begin(), xf.begin() + used);
         double worst = 0;
-        for (ScanKind kind : kKinds) {
-            if (kind == ScanKind::exclusive) {
-                oi.poison();
-                scan.for_int(di.get(), oi.get(), used, kind);
-            }
-            of.poison();
-            scan.for_float(df.get(), of.get(), used, kind);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            std::vector<int> got = oi.download();
+        for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+            oi.poison(), of.poison();
+            step->run(di.get(), oi.get(), used, kind);
+            step->run(df.get(), of.get(), used, kind);
+            c = compare(oi.download().data(), scan_reference(xi_used, kind).data(), used, Tolerance{0, 0});
+            if (!c.ok()) return Check{false, std::string("int ") + to_string(kind) + ": " + c.describe()};
+            std::vector<float> got = of.download();
             got.resize(used);
-            Comparison c = compare_exact(got, scan_reference(xi_used, kind));
-            if (!c.ok()) return Check{false, std::string("int ") + to_string(kind) + ": " + c.describe(), {n_cell}};
-            std::vector<float> got_f = of.download();
-            got_f.resize(used);
-            c = check_float_scan(got_f, xf_used, kind);
-            if (!c.ok()) return Check{false, std::string("float ") + to_string(kind) + ": " + c.describe(), {n_cell}};
+            c = check_float_scan(got, xf_used, kind);
+            if (!c.ok()) return Check{false, std::string("float ") + to_string(kind) + ": " + c.describe()};
             worst = std::max(worst, c.worst_abs_err);
         }
-        return Check{true, strf("float max abs error %.3g", worst), {n_cell}};
+        return Check{true, strf("all four; float max abs error %.3g", worst)};
     };
+    auto poison = [&] { oi.poison(); };
+    const std::string all = std::to_string(n);
     std::vector<StepRow> rows;
-    for (const auto& s : kSteps) {
+    if (p.selected("cub"))  // and the copy: the libraries
+        rows = {{"-", "cudaMemcpy (device to device)",
+                 [&] { CUDA_CHECK(cudaMemcpyAsync(oi.get(), di.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
+                 [&] { return check(xi, nullptr, n); }, "", poison, RowKind::reference, Work{8.0 * n, 0}, {all, "2n"}},
+                {"-", "cub::DeviceScan::InclusiveSum", [&] { cub.inclusive_sum(di.get(), oi.get(), n); },
+                 [&] { return check(ref, nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
+    for (const ScanStep& s : kSteps) {
         if (!p.selected(s.name)) continue;
-        const size_t used = std::min(n, s.run.max_n);
-        const std::string n_cell = used < n ? strf("%zu (one block's limit)", used) : strf("%zu", used);
-        rows.push_back({std::to_string(s.number), s.name,
-                        [&, s, used] { s.run.for_int(di.get(), oi.get(), used, ScanKind::inclusive); },
-                        [&, s, used, n_cell] { return check_scan(s.run, used, n_cell); }, "",
-                        [&] { oi.poison(); }, RowKind::step, Work{8.0 * used, 8.0 * used}});
+        const size_t used = std::min(n, s.info.max_n);  // a one-block step's time is not comparable with CUB's
+        const std::string skip = bench && used < n ? strf("one block scans at most %zu elements", used) : "";
+        rows.push_back({std::to_string(s.number), s.name, [&, s, used] { s.run(di.get(), oi.get(), used, ScanKind::inclusive); },
+                        [&, s, used] { return check(ref, &s, used); }, skip, poison, RowKind::step,
+                        Work{8.0 * used, 1.0 * used}, {used < n ? strf("%zu (one block's limit)", used) : all, s.info.model->traffic},
+                        used < n ? "-" : ""});
     }
-    const auto& compact = kCompactStep[0];
     const int threshold = 0;  // keeps about half
-    DeviceBuffer<size_t> kept(1);
-    if (p.selected(compact.name)) {
-        const size_t expected = std::count_if(xi.begin(), xi.end(), [](int v) { return v > threshold; });
-        auto check = [&, expected] {
-            const std::string n_cell = strf("%zu", n);
-            const size_t got = kept.download()[0];
-            if (got != expected) return Check{false, strf("kept %zu elements, expected %zu", got, expected), {n_cell}};
-            std::vector<int> out = oi.download();
-            out.resize(expected);
-            const Comparison c = compare_exact(out, compact_reference(xi, threshold));
-            return Check{c.ok(), c.ok() ? strf("kept %zu of %zu (x > %d)", got, n, threshold) : c.describe(), {n_cell}};
-        };
-        rows.push_back({std::to_string(compact.number), compact.name,
-                        [&] { compact.run(di.get(), oi.get(), n, threshold, kept.get()); }, check, "",
-                        [&] { oi.poison(); kept.poison(); }, RowKind::step, Work{4.0 * n + 4.0 * expected, 4.0 * n + 4.0 * expected}});
-    }
-    StepTable table{"GB/s", 0, {"n"},
-                    "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read 4, write 4;\n"
-                    "compact: read n, write the kept ones), whatever else an algorithm moves."};
-    table.leading_columns = 1;
-    table.check_column = "check (int and float, inclusive and exclusive)";
-    const int failures = run_steps(rows, table);
-    if (p.kernel != compact.name) print_counts(xi, p.kernel);
-    if (n <= 16) print_pictures(xi);
-    return failures ? 1 : 0;
-}
-
-// What each multi-block design moves through DRAM, in arrays of n ints. host_levels: 2n or more
-// per launch at the lowest levels; from stride 8 on, a whole 32-byte sector for each 4-byte
-// value; the upper levels are small enough for L2: about 20n in all.
-static const char* traffic_of(int step) {
-    return step == 3 ? "~20n" : step == 4 ? "4n" : step == 5 ? "3n" : "2n";
-}
-
-static int run_bench(const Program& p) {
-    const BenchConfig cfg;
-    const DeviceFacts dev = print_bench_header("inclusive scans of int, 2^25 and 2^28 elements", cfg);
-    std::printf("GB/s counts 8 bytes per element (read n, write n), whatever else an algorithm moves; %% of CUB\n"
-                "compares with cub::DeviceScan::InclusiveSum on the same data in this run.\n"
-                "traffic: what each design moves through DRAM, in arrays of n ints (read n + write n = 2n),\n"
-                "counting nothing as served by L2.\n\n");
-    Table table({"n", "algorithm", "traffic", "time (ms)", "GB/s", "% of CUB", "% of peak"});
-    CubScan cub;
-    int failures = 0;
-    for (int k : {25, 28}) {
-        const size_t n = (size_t)1 << k;
-        const double bytes = 8.0 * n;
-        const std::vector<int> x = int_input(n, p.seed + k);
-        const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
-        DeviceBuffer<int> di(x), oi(n);
-        // Times one scan into a poisoned output, then checks what it left there.
-        auto measure = [&](const std::string& name, const std::function<void()>& scan, double& ms) {
-            oi.poison();
-            ms = time_gpu(scan, cfg).median_ms;
-            const Comparison c = compare_exact(oi.download(), ref);
-            if (c.ok()) return true;
-            ++failures;
-            std::printf("%s at 2^%d: FAILED check after timing: %s\n", name.c_str(), k, c.describe().c_str());
-            return false;
-        };
-        const std::string size = strf("2^%d", k);
-        const double copy_ms = time_device_copy(4 * n, cfg).median_ms, copy_gbs = gb_per_s(bytes, copy_ms);
-        table.row({size, "cudaMemcpy (device to device)", "2n", strf("%.4f", copy_ms), strf("%.0f", copy_gbs), "",
-                   strf("%.1f", 100 * copy_gbs / dev.dram_gbs)});
-        double cub_ms = 0;
-        const bool cub_ok = measure("CUB", [&] { cub.inclusive_sum(di.get(), oi.get(), n); }, cub_ms);
-        const double cub_gbs = gb_per_s(bytes, cub_ms);
-        table.row({size, "cub::DeviceScan::InclusiveSum", "2n", cub_ok ? strf("%.4f", cub_ms) : "FAILED check",
-                   strf("%.0f", cub_gbs), "100.0", strf("%.1f", 100 * cub_gbs / dev.dram_gbs)});
-        for (const auto& s : kSteps) {
-            if (s.run.max_n < n) continue;  // the one-block steps
-            double ms = 0;
-            const bool ok = measure(s.name, [&] { s.run.for_int(di.get(), oi.get(), n, ScanKind::inclusive); }, ms);
-            if (!ok) {
-                table.row({size, s.name, traffic_of(s.number), "FAILED check", "-", "-", "-"});
-                continue;
-            }
-            const double gbs = gb_per_s(bytes, ms);
-            table.row({size, s.name, traffic_of(s.number), strf("%.4f", ms), strf("%.0f", gbs),
-                       strf("%.1f", ms > 0 ? 100 * cub_ms / ms : 0.0), strf("%.1f", 100 * gbs / dev.dram_gbs)});
-        }
-    }
-    table.print();
-    return failures ? 1 : 0;
+    const std::vector<int> kept_ref = compact_reference(xi, threshold);
+    auto check_compact = [&] {
+        const size_t got = kept.download()[0];
+        if (got != kept_ref.size()) return Check{false, strf("kept %zu elements, expected %zu", got, kept_ref.size())};
+        const Comparison c = compare(oi.download().data(), kept_ref.data(), got, Tolerance{0, 0});
+        return Check{c.ok(), c.ok() ? strf("kept %zu of %zu (x > %d)", got, n, threshold) : c.describe()};
+    };
+    for (const auto& s : kCompactStep)  // not a scan: no share of CUB's time
+        if (p.selected(s.name))
+            rows.push_back({std::to_string(s.number), s.name, [&, s] { s.run(di.get(), oi.get(), n, threshold, kept.get()); },
+                            check_compact, "", [&] { oi.poison(), kept.poison(); }, RowKind::step,
+                            Work{4.0 * (n + kept_ref.size()), 1.0 * n}, {all, "-"}, "-"});
+    table.section(title, Work{8.0 * n, 1.0 * n}, rows);
 }
 
 int main(int argc, char** argv) {
     std::vector<std::string> steps = step_names(kSteps);
-    steps.push_back(kCompactStep[0].name);
+    for (const auto& s : kCompactStep) steps.push_back(s.name);
     Program p(argc, argv,
               {"prefix sums (scans) on the GPU, checked on the CPU",
                "  --n N           elements (default 1000000; 2^K and 2^K+C work too; at most 2^31-1)\n"
                "  --racy-demo     run the source material's in-place naive scan, which has a race, instead\n"
                "                  (then try it under: compute-sanitizer --tool racecheck)\n",
-               steps, {}, "the benchmark table (2^25 and 2^28 elements)"});
+               steps, {"cub"}, "the benchmark tables (2^25 and 2^28 elements)"});
     const size_t n = p.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const bool racy = p.flag("--racy-demo");
     p.not_with_bench({"--n", "--racy-demo"});
@@ -168,14 +119,33 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (p.bench) {
-        // Host: the input, its reference and one downloaded output. GPU: in, out, host_levels'
-        // tree and the copy's two buffers. All at 2^28 ints.
-        require_memory(p, "--bench", 3.0 * 4 * ((size_t)1 << 28), 5.0 * 4 * ((size_t)1 << 28));
-        return run_bench(p);
+        // Host: the input, its reference, one downloaded output and compaction's reference. GPU:
+        // in, out, host_levels' tree or compaction's scratch (8n each). All at 2^28 ints.
+        require_memory(p, "--bench", 4.0 * 4 * ((size_t)1 << 28), 4.0 * 4 * ((size_t)1 << 28));
+        const DeviceFacts dev = print_bench_header("inclusive scans of int, 2^25 and 2^28 elements", BenchConfig{});
+        std::printf("Every result is checked exactly against the CPU's, before and after its timing.\n\n");
+        Measurements table(table_spec(dev), BenchConfig{}, p.outputs());
+        for (int k : {25, 28})
+            measure(table, p, strf("2^%d ints (%.0f MB)", k, 4.0 * ((size_t)1 << k) / 1e6),
+                    int_input((size_t)1 << k, p.seed + k), true);
+        return table.finish() ? 1 : 0;
     }
-    // Host, at the peak of a scan's check: the int and float inputs, their first-n copies, one
-    // downloaded output and its reference (24n). GPU: int and float in and out (16n),
-    // host_levels' tree (up to 8n), compaction's scratch (8n).
-    require_memory(p, "--n", 24.0 * n, 32.0 * n);
-    return run(p, n);
+    // Host, at the peak of a step's check: the int and float inputs, the scan's and compaction's
+    // references, the first-n copies, one downloaded output and its reference (32n). GPU: int and
+    // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n).
+    require_memory(p, "--n", 32.0 * n, 32.0 * n);
+    const DeviceFacts dev = device_facts();
+    std::printf("Prefix sums on %s (%d SMs): n = %zu; int inputs in [-9, 9] (compared exactly), float\n"
+                "inputs in [0, 1) (compared with the double-precision reference within a tolerance)\n\n",
+                dev.name.c_str(), dev.sm_count, n);
+    TableSpec spec = table_spec(dev);
+    spec.check_column = "check (steps: int and float, inclusive and exclusive)";
+    Measurements table(spec, BenchConfig{}, p.outputs());
+    const std::vector<int> xi = int_input(n, p.seed);
+    measure(table, p, "", xi, false);
+    const int failures = table.finish();
+    if (std::any_of(std::begin(kSteps), std::end(kSteps), [&](const ScanStep& s) { return p.selected(s.name); }))
+        print_counts(xi, p.kernel);
+    if (n <= 16) print_pictures(xi);
+    return failures ? 1 : 0;
 }

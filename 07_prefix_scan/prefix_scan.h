@@ -188,25 +188,38 @@ void print_counts(const std::vector<int>& x, const std::string& kernel);
 void print_pictures(const std::vector<int>& x);
 
 // ---- The steps, in order: the program, the tests and their summary all read these lists ------
-// A scan step: its launcher for each element type, the most elements it takes (one block's
-// limit, or none), and its simulation above.
+// A scan step's launcher, for either element type: run(in, out, n, kind) calls the int or the
+// float version by the pointers' type.
 using IntScan = void (*)(const int* in, int* out, size_t n, ScanKind kind);
 using FloatScan = void (*)(const float* in, float* out, size_t n, ScanKind kind);
 struct ScanFns {
     IntScan for_int;
     FloatScan for_float;
-    size_t max_n;
-    Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
+    void operator()(const int* in, int* out, size_t n, ScanKind kind) const { for_int(in, out, n, kind); }
+    void operator()(const float* in, float* out, size_t n, ScanKind kind) const { for_float(in, out, n, kind); }
 };
-inline const Step<ScanFns> kSteps[] = {
-    {1, "naive_block", {run_naive_block, run_naive_block, kNaiveMaxN, simulate_naive_block}},
-    {2, "blelloch_block", {run_blelloch_block, run_blelloch_block, kBlellochMaxN, simulate_blelloch_block}},
-    {3, "host_levels", {run_host_levels, run_host_levels, SIZE_MAX, simulate_host_levels}},
-    {4, "scan_then_propagate",
-     {run_scan_then_propagate, run_scan_then_propagate, SIZE_MAX, simulate_scan_then_propagate}},
-    {5, "reduce_then_scan", {run_reduce_then_scan, run_reduce_then_scan, SIZE_MAX, simulate_reduce_then_scan}},
-    {6, "decoupled_lookback",
-     {run_decoupled_lookback, run_decoupled_lookback, SIZE_MAX, simulate_decoupled_lookback}},
+// What else a scan step is: the most elements it takes (one block's limit, or none) and its
+// design's model: its simulation above, and what it moves through DRAM (the benchmark's traffic
+// column; both in count.cpp).
+struct ScanModel {
+    Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
+    const char* traffic;
+};
+extern const ScanModel kNaiveBlockModel, kBlellochBlockModel, kHostLevelsModel, kScanThenPropagateModel,
+    kReduceThenScanModel, kDecoupledLookbackModel;
+struct ScanInfo {
+    size_t max_n;
+    const ScanModel* model;
+};
+using ScanStep = Step<ScanFns, ScanInfo>;
+inline const ScanStep kSteps[] = {
+    {1, "naive_block", {run_naive_block, run_naive_block}, {kNaiveMaxN, &kNaiveBlockModel}},
+    {2, "blelloch_block", {run_blelloch_block, run_blelloch_block}, {kBlellochMaxN, &kBlellochBlockModel}},
+    {3, "host_levels", {run_host_levels, run_host_levels}, {SIZE_MAX, &kHostLevelsModel}},
+    {4, "scan_then_propagate", {run_scan_then_propagate, run_scan_then_propagate},
+     {SIZE_MAX, &kScanThenPropagateModel}},
+    {5, "reduce_then_scan", {run_reduce_then_scan, run_reduce_then_scan}, {SIZE_MAX, &kReduceThenScanModel}},
+    {6, "decoupled_lookback", {run_decoupled_lookback, run_decoupled_lookback}, {SIZE_MAX, &kDecoupledLookbackModel}},
 };
 // The last step builds on the scans.
 using CompactFn = void (*)(const int* in, int* out, size_t n, int threshold, size_t* kept);

@@ -63,12 +63,12 @@ void expect_float_scan(FloatScan run, size_t n, ScanKind kind, uint64_t seed) {
 
 // Each of the sizes the step takes (a one-block step: up to its limit), both kinds, int and
 // (unless ints_only) float.
-void expect_scans(const ScanFns& scan, const std::vector<size_t>& sizes, bool ints_only = false) {
+void expect_scans(const ScanStep& step, const std::vector<size_t>& sizes, bool ints_only = false) {
     for (size_t n : sizes)
-        if (n <= scan.max_n)
+        if (n <= step.info.max_n)
             for (ScanKind kind : kKinds) {
-                expect_int_scan(scan.for_int, n, kind, 11 + n);
-                if (!ints_only) expect_float_scan(scan.for_float, n, kind, 23 + n);
+                expect_int_scan(step.run.for_int, n, kind, 11 + n);
+                if (!ints_only) expect_float_scan(step.run.for_float, n, kind, 23 + n);
             }
 }
 
@@ -110,25 +110,25 @@ DECLARE_STEPS(kCompactStep);
 // ---- every scan (steps 1 to 6) ----------------------------------------------------------------
 STEP_CASES(kSteps, "int and float, inclusive and exclusive, n = 0 to 2^20+3 (up to the step's limit)",
            [](const auto& step) {
-               expect_scans(step.run, {0, 1, 2, 31, 1023, 1024, 1025, 1500, 2047, 2048, ((size_t)1 << 20) + 3});
+               expect_scans(step, {0, 1, 2, 31, 1023, 1024, 1025, 1500, 2047, 2048, ((size_t)1 << 20) + 3});
            });
 // ---- the one-block scans (steps 1 and 2): every small size, as their trees pad it ---------------
 STEP_CASE(kSteps, "naive_block", "every n from 1 to 70, and 100, 333, 513, 777") {
-    expect_scans(kSteps[0].run, every_n_to_70_and({100, 333, 513, 777}), true);
+    expect_scans(step, every_n_to_70_and({100, 333, 513, 777}), true);
 }
 STEP_CASE(kSteps, "blelloch_block", "every n from 1 to 70, and 100, 333, 1029, 1777") {
-    expect_scans(kSteps[1].run, every_n_to_70_and({100, 333, 1029, 1777}), true);
+    expect_scans(step, every_n_to_70_and({100, 333, 1029, 1777}), true);
 }
 // ---- the multi-block scans (steps 3 to 6) -----------------------------------------------------
 STEP_CASES_FROM(kSteps, 3, "n = 3, 5, 100003, 2^16, 2^16+1", [](const auto& step) {
-    expect_scans(step.run, {3, 5, 100003, (size_t)1 << 16, ((size_t)1 << 16) + 1});
+    expect_scans(step, {3, 5, 100003, (size_t)1 << 16, ((size_t)1 << 16) + 1});
 });
 // Steps 4 and 5 go three levels of tiles deep here.
 STEP_CASES_FROM(kSteps, 3, "n = 2^25+1 (large)", [](const auto& step) {
-    expect_scans(step.run, {((size_t)1 << 25) + 1});
+    expect_scans(step, {((size_t)1 << 25) + 1});
 });
 // ---- the tiled scans (steps 4 to 6) -------------------------------------------------------------
-STEP_CASES_FROM(kSteps, 4, "sizes around tile edges", [](const auto& step) { expect_scans(step.run, kTileEdges); });
+STEP_CASES_FROM(kSteps, 4, "sizes around tile edges", [](const auto& step) { expect_scans(step, kTileEdges); });
 STEP_CASES_FROM(kSteps, 4, "pointers not 16-byte aligned", [](const auto& step) {
     for (ScanKind kind : kKinds) {
         expect_int_scan(step.run.for_int, 100003, kind, 5, 1);
@@ -144,7 +144,7 @@ STEP_CASE(kSteps, "decoupled_lookback", "100 runs of n = 2^22+5 all exact (large
     int wrong = 0;
     for (int r = 0; r < 100; ++r) {
         d_out.poison();
-        run_decoupled_lookback(d_in.get(), d_out.get(), n, ScanKind::inclusive);
+        step.run(d_in.get(), d_out.get(), n, ScanKind::inclusive);
         CUDA_CHECK(cudaDeviceSynchronize());
         if (!compare_exact(d_out.download(), ref).ok()) ++wrong;
     }

@@ -1,9 +1,7 @@
-// 09_parallel_sort/main.cpp: runs each step on one set of keys, checks it against
-// std::stable_sort on the CPU and times it; --bench measures every step next to CUB and thrust
-// at 2^20 to 2^28 random keys, with the bytes each one must move.
-#include <algorithm>
+// 09_parallel_sort/main.cpp: runs each step on one set of keys next to CUB, thrust and a copy,
+// checks every result against a stable sort and times it, with the bytes each sort must move;
+// --bench does the same for 2^20 to 2^28 random keys, step 5 sorting pairs.
 #include <cstdio>
-#include <functional>
 #include <map>
 #include <numeric>
 #include <string>
@@ -11,85 +9,13 @@
 #include <vector>
 
 #include "cub_sort.h"
-#include "launch.h"
 #include "parallel_sort.h"
 #include "program.h"
 
 namespace {
 
-std::vector<uint32_t> positions(size_t n) {
-    std::vector<uint32_t> p(n);
-    std::iota(p.begin(), p.end(), 0u);
-    return p;
-}
-
-// ---- One size, every step, checked against std::stable_sort ----------------------------------
-int run(const Program& p, size_t n, const std::string& distribution, KeyType type, bool pairs) {
-    const DeviceFacts dev = device_facts();
-    std::printf("sorting n = %zu keys (%s) on %s (%d SMs): steps 1 to 4 sort uint keys, step 5 %s keys%s\n\n", n,
-                distribution.c_str(), dev.name.c_str(), dev.sm_count, to_string(type),
-                pairs ? " with their input positions as values" : "");
-    const Distribution dist = distribution_named(distribution);
-    const std::vector<uint32_t> plain = make_keys(n, dist, p.seed);
-    const std::vector<uint32_t> typed = type == KeyType::u32 ? plain : make_keys(n, dist, p.seed, type);
-    DeviceBuffer<uint32_t> d_plain(plain), d_typed(typed), d_positions(positions(pairs ? n : 0));
-    DeviceBuffer<uint32_t> d_out(n), d_values_out(pairs ? n : 0);
-    CubSort cub(n);
-
-    // The stable order of each input (and of step 1's tiles), computed once when first needed.
-    std::map<std::pair<bool, size_t>, std::vector<uint32_t>> orders;
-    auto order_of = [&](bool is_typed, size_t run) -> const std::vector<uint32_t>& {
-        std::vector<uint32_t>& order = orders[{is_typed, run}];
-        if (order.size() != n) order = stable_order(is_typed ? typed : plain, is_typed ? type : KeyType::u32, run);
-        return order;
-    };
-    auto row = [&](const std::string& step, const std::string& name, bool is_typed, size_t run,
-                   std::function<void()> launch) {
-        const bool with_values = is_typed && pairs;
-        auto check = [&, is_typed, run, with_values] {
-            const std::vector<uint32_t>& order = order_of(is_typed, run);
-            const Comparison keys = compare_exact(d_out.download(), gather(is_typed ? typed : plain, order));
-            if (!keys.ok()) return Check{false, "keys: " + keys.describe()};
-            if (with_values) {
-                const Comparison values = compare_exact(d_values_out.download(), order);
-                if (!values.ok()) return Check{false, "values: " + values.describe()};
-            }
-            return Check{true, run ? strf("every %zu-key tile in order", run) : with_values ? "in order, stable" : "in order"};
-        };
-        auto poison = [&, with_values] {
-            d_out.poison();
-            if (with_values) d_values_out.poison();
-        };
-        return StepRow{step, name, std::move(launch), check, "", poison};
-    };
-
-    std::vector<StepRow> rows;
-    for (const auto& s : kSteps) {
-        if (!p.selected(s.name)) continue;
-        const bool is_typed = step_takes(s.number, type, pairs), with_values = is_typed && pairs;
-        const SortJob job{is_typed ? d_typed.get() : d_plain.get(), d_out.get(), n, is_typed ? type : KeyType::u32,
-                          with_values ? d_positions.get() : nullptr, with_values ? d_values_out.get() : nullptr};
-        rows.push_back(row(std::to_string(s.number), s.name, is_typed, sorted_run(s.number), [s, job] { s.run(job); }));
-    }
-    if (p.selected("cub"))
-        rows.push_back(row("-", "cub::DeviceRadixSort::SortKeys", false, 0,
-                           [&] { cub.sort_keys(d_plain.get(), d_out.get(), n); }));
-    const int failures =
-        run_steps(rows, {"G keys/s", (double)n, {}, "G keys/s: 10^9 keys sorted per second."}, BenchConfig{2, 10, true});
-    return failures ? 1 : 0;
-}
-
-// ---- The benchmark ------------------------------------------------------------------------------
-// The bytes a sort must move per key, as a model (LECTURE.md derives it): a pass that reads and
-// writes every key moves 8 bytes per key, a pass that only reads them 4.
-double bitonic_global_passes(size_t n) {
-    double passes = 1;  // step 1's tiles
-    for (size_t k = 2 * kBitonicTile; k <= next_pow2(n); k *= 2) {
-        for (size_t j = k / 2; j >= kBitonicTile; j /= 2) passes += 1;  // a global stage
-        passes += 1;                                                    // the merge in shared memory
-    }
-    return passes;
-}
+const char* const kSortKeys = "cub::DeviceRadixSort::SortKeys";
+const char* const kSortPairs = "cub::DeviceRadixSort::SortPairs";
 
 // CUB's pairs, checked exactly in O(n): the values are a permutation of the positions, each key
 // is the input key at its value's position, and every neighbour pair is in order, equal keys by
@@ -105,114 +31,105 @@ bool is_stable_sort_of(const std::vector<uint32_t>& keys, const std::vector<uint
     return true;
 }
 
-// Step 1 at benchmark sizes: every tile against std::sort of the same tile.
-bool tiles_sorted(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& got) {
-    std::vector<uint32_t> tile;
-    for (size_t start = 0; start < keys.size(); start += kBitonicTile) {
-        const size_t end = std::min(start + kBitonicTile, keys.size());
-        tile.assign(keys.begin() + start, keys.begin() + end);
-        std::sort(tile.begin(), tile.end());
-        if (!std::equal(tile.begin(), tile.end(), got.begin() + start)) return false;
-    }
-    return true;
+TableSpec table_spec() {
+    TableSpec t;
+    t.title = "sorting n 32-bit keys";
+    t.rate = "G keys/s";
+    t.rate_counts_ops = true;
+    t.ops_name = "keys";
+    t.columns = {"B/key"};
+    t.leading_columns = 1;
+    t.baseline_column = "% of CUB";
+    t.copy_roof = "at copy speed";
+    t.time_format = "%.3f";
+    t.rate_text = [](double rate) { return strf("%.2f", rate); };
+    t.footer = "G keys/s: 10^9 keys sorted per second. B/key: the bytes a sort must move per key, read + written\n"
+               "(a model: LECTURE.md); at copy speed: the G keys/s it would reach moving them at the copy's rate,\n"
+               "the roofline of a sort. Step 1 sorts tiles, not the array: no share of a whole sort. A sort of\n"
+               "pairs is compared with SortPairs, every other sort with SortKeys.";
+    return t;
 }
 
-struct Measured {
-    std::string step, name;
-    double bytes_per_key = 0, ms = 0;
-    bool pairs = false, ok = false;
-};
-
-int bench_size(const Program& p, int k, const BenchConfig& cfg) {
-    const size_t n = (size_t)1 << k;
-    const std::vector<uint32_t> keys = make_keys(n, Distribution::random, p.seed + k);
-    DeviceBuffer<uint32_t> d_keys(keys), d_positions(positions(n)), d_out(n), d_values_out(n);
+// One set of keys: every selected step and the libraries, each checked against the stable order
+// of its input: CUB's sort of (key, position) pairs checked in O(n) for unsigned keys, std::stable_sort
+// for int and float keys and for step 1's tiles. Step 5 sorts `type` keys, with values if `pairs`.
+void measure(Measurements& table, const Program& p, const std::string& title, size_t n, Distribution dist,
+             KeyType type, bool pairs, uint64_t seed) {
+    const std::vector<uint32_t> plain = make_keys(n, dist, seed);
+    const std::vector<uint32_t> typed = type == KeyType::u32 ? std::vector<uint32_t>() : make_keys(n, dist, seed, type);
+    std::vector<uint32_t> positions(n);
+    std::iota(positions.begin(), positions.end(), 0u);
+    DeviceBuffer<uint32_t> d_plain(plain), d_typed(typed), d_positions(positions), d_out(n), d_values_out(n);
     CubSort cub(n);
-    const double copy_gbs = gb_per_s(8.0 * n, time_device_copy(4 * n, cfg).median_ms);
-    cub.sort_pairs(d_keys.get(), d_out.get(), d_positions.get(), d_values_out.get(), n);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<uint32_t> ref_keys = d_out.download(), ref_values = d_values_out.download();
-    const bool ref_ok = is_stable_sort_of(keys, ref_keys, ref_values);
-
-    auto measure = [&](Measured m, const std::function<void()>& launch) {
-        d_out.poison();
-        d_values_out.poison();
-        m.ms = time_gpu(launch, cfg).median_ms;
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const std::vector<uint32_t> got = d_out.download();  // checked after timing
-        m.ok = m.step == "1" ? tiles_sorted(keys, got) : ref_ok && got == ref_keys;
-        if (m.pairs) m.ok = m.ok && d_values_out.download() == ref_values;
-        return m;
+    struct Expected {
+        std::vector<uint32_t> keys, order;
     };
-    auto cub_keys = [&] { cub.sort_keys(d_keys.get(), d_out.get(), n); };
-    auto cub_pairs = [&] { cub.sort_pairs(d_keys.get(), d_out.get(), d_positions.get(), d_values_out.get(), n); };
-    // CUB is timed before and after the steps; the faster time is the 100%.
-    Measured keys_row = measure({"-", "cub::DeviceRadixSort::SortKeys", 36}, cub_keys);
-    Measured pairs_row = measure({"-", "cub::DeviceRadixSort::SortPairs", 68, 0, true}, cub_pairs);
-    const double model[] = {8, 8 * bitonic_global_passes(n), 32 * 12, kRadixPasses * 12, kRadixPasses * 20};
-    std::vector<Measured> rows;
-    for (const auto& s : kSteps) {
-        const bool pairs = step_takes(s.number, KeyType::u32, true);
-        const SortJob job{d_keys.get(), d_out.get(), n, KeyType::u32, pairs ? d_positions.get() : nullptr,
-                          pairs ? d_values_out.get() : nullptr};
-        rows.push_back(measure({std::to_string(s.number), std::string(s.name) + (pairs ? " (pairs)" : ""),
-                                model[s.number - 1], 0, pairs},
-                               [&] { s.run(job); }));
-    }
-    rows.push_back(measure({"-", "thrust::sort (after a copy)", 44}, [&] {
-        CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_keys.get(), 4 * n, cudaMemcpyDeviceToDevice));
-        cub.thrust_sort(d_out.get(), n);
-    }));
-    const Measured keys_again = measure(keys_row, cub_keys), pairs_again = measure(pairs_row, cub_pairs);
-    const std::string cub_note =
-        strf("CUB timed before and after the steps: SortKeys %.3f and %.3f ms, SortPairs %.3f and %.3f ms;\n"
-             "the faster of each is the 100%% (pairs against SortPairs, keys against SortKeys).\n",
-             keys_row.ms, keys_again.ms, pairs_row.ms, pairs_again.ms);
-    keys_row.ms = std::min(keys_row.ms, keys_again.ms);
-    keys_row.ok = keys_row.ok && keys_again.ok;
-    pairs_row.ms = std::min(pairs_row.ms, pairs_again.ms);
-    pairs_row.ok = pairs_row.ok && pairs_again.ok;
-    rows.insert(rows.end() - 1, {keys_row, pairs_row});
-
-    std::printf("\n2^%d keys (%.0f MB); cudaMemcpy device to device: %.0f GB/s (read + written)%s\n\n", k,
-                4.0 * n / 1e6, copy_gbs, ref_ok ? "" : "; CUB'S OWN RESULT IS WRONG");
-    Table table({"step", "sort", "time (ms)", "G keys/s", "% of CUB", "B/key", "at copy speed", "% of that", "check"});
-    int failures = 0;
-    for (const Measured& r : rows) {
-        const double rate = n / (r.ms * 1e-3) / 1e9, cub_ms = r.pairs ? pairs_row.ms : keys_row.ms;
-        const double roof = copy_gbs / r.bytes_per_key;
-        // Step 1 sorts tiles, not the array: no share of a whole sort.
-        table.row({r.step, r.name, strf("%.3f", r.ms), strf("%.2f", rate),
-                   r.step == "1" ? "-" : strf("%.1f", 100 * cub_ms / r.ms),
-                   strf("%.0f", r.bytes_per_key), strf("%.1f", roof), strf("%.1f", 100 * rate / roof),
-                   !r.ok ? "WRONG" : r.step == "1" ? "tiles sorted" : "= CUB's"});
-        if (!r.ok) ++failures;
-    }
-    table.print();
-    std::printf("\n%s", cub_note.c_str());
-    return failures;
-}
-
-int run_bench(const Program& p) {
-    const BenchConfig cfg;
-    print_bench_header("sorting n random 32-bit keys (every pattern equally likely)", cfg);
-    std::printf("G keys/s: 10^9 keys sorted per second. Step 1 sorts 2048-key tiles only; step 5 sorts the\n"
-                "keys with their positions as values (pairs), as SortPairs does. B/key: the bytes a sort must\n"
-                "move per key, read + written (a model: LECTURE.md); at copy speed: the G keys/s it would reach\n"
-                "moving them at cudaMemcpy's rate, the roofline of a sort. Every result is checked after timing\n"
-                "against CUB's SortPairs, itself checked exactly (a stable permutation of the input).\n");
-    int failures = 0;
-    for (int k : {20, 24, 26, 28}) {
-        const double n = (double)((size_t)1 << k);
-        const double gpu = 45.0 * n, host = 28.0 * n;
-        if (k == 28 && (gpu > 0.9 * free_gpu_bytes() || host > 0.8 * host_memory_bytes())) {
-            std::printf("\n2^28 keys: skipped, it needs %.1f GB of GPU memory and %.1f GB of host memory\n", gpu / 1e9,
-                        host / 1e9);
-            continue;
+    // By (typed keys, run): made once, before any row runs (they use the rows' output buffers).
+    std::map<std::pair<bool, size_t>, Expected> expected;
+    auto expect = [&](bool is_typed, size_t run) -> const Expected* {
+        const auto [at, fresh] = expected.try_emplace({is_typed, run});
+        Expected& e = at->second;
+        if (!fresh) return &e;
+        if (!is_typed && run == 0) {
+            cub.sort_pairs(d_plain.get(), d_out.get(), d_positions.get(), d_values_out.get(), n);
+            e.order = d_values_out.download();
+            e.keys = d_out.download();
+            if (is_stable_sort_of(plain, e.keys, e.order)) return &e;
         }
-        failures += bench_size(p, k, cfg);
+        e.order = stable_order(is_typed ? typed : plain, is_typed ? type : KeyType::u32, run);
+        e.keys = gather(is_typed ? typed : plain, e.order);
+        return &e;
+    };
+    auto row = [&](const std::string& step, const std::string& name, const Expected* want, bool values, size_t run,
+                   std::function<void()> launch, RowKind kind, double bytes_per_key, const std::string& baseline) {
+        auto check = [&, want, values, run] {
+            const Comparison keys = compare_exact(d_out.download(), want->keys);
+            if (!keys.ok()) return Check{false, "keys: " + keys.describe()};
+            const Comparison by_value = values ? compare_exact(d_values_out.download(), want->order) : Comparison{};
+            if (!by_value.ok()) return Check{false, "values: " + by_value.describe()};
+            return Check{true, run ? strf("every %zu-key tile in order", run) : values ? "in order, stable" : "in order"};
+        };
+        auto poison = [&, values] {
+            d_out.poison();
+            if (values) d_values_out.poison();
+        };
+        return StepRow{step, name, std::move(launch), check, "", poison, kind, Work{bytes_per_key * n, 1.0 * n},
+                       {strf("%.0f", bytes_per_key)}, baseline};
+    };
+    std::vector<StepRow> rows;
+    for (const SortStep& s : kSteps) {
+        if (!p.selected(s.name)) continue;
+        const bool is_typed = s.info.any_keys && type != KeyType::u32, values = s.info.any_keys && pairs;
+        const SortJob job{is_typed ? d_typed.get() : d_plain.get(), d_out.get(), n, is_typed ? type : KeyType::u32,
+                          values ? d_positions.get() : nullptr, values ? d_values_out.get() : nullptr};
+        rows.push_back(row(std::to_string(s.number), std::string(s.name) + (values ? " (pairs)" : ""),
+                           expect(is_typed, s.info.sorted_run), values, s.info.sorted_run, [s, job] { s.run(job); },
+                           RowKind::step, s.info.bytes_per_key(n, values), s.info.sorted_run ? "-" : values ? kSortPairs : ""));
     }
-    return failures ? 1 : 0;
+    // The libraries' bytes per key: Onesweep counts every digit in one pass over the keys (4), then
+    // reads and writes them once per 8-bit digit (4 x 8; with values 4 x 16); thrust copies first (8).
+    if (p.selected("cub")) {
+        const Expected* e = expect(false, 0);
+        rows.push_back(row("-", kSortKeys, e, false, 0,
+                           [&] { cub.sort_keys(d_plain.get(), d_out.get(), n); }, RowKind::baseline, 36, ""));
+        if (pairs)
+            rows.push_back(row("-", kSortPairs, e, true, 0, [&] {
+                cub.sort_pairs(d_plain.get(), d_out.get(), d_positions.get(), d_values_out.get(), n);
+            }, RowKind::baseline, 68, kSortPairs));
+        rows.push_back(row("-", "thrust::sort (after a copy)", e, false, 0, [&] {
+            CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice));
+            cub.thrust_sort(d_out.get(), n);
+        }, RowKind::reference, 44, kSortKeys));
+        rows.push_back({"-", "cudaMemcpy (device to device)",
+                        [&] { CUDA_CHECK(cudaMemcpyAsync(d_out.get(), d_plain.get(), 4 * n, cudaMemcpyDeviceToDevice)); },
+                        [&] {
+                            const Comparison c = compare_exact(d_out.download(), plain);
+                            return Check{c.ok(), c.ok() ? "a copy of the keys" : c.describe()};
+                        },
+                        "", [&] { d_out.poison(); },
+                        RowKind::reference, Work{8.0 * n, 0}, {"8"}});
+    }
+    table.section(title, Work{}, rows);
 }
 
 }  // namespace
@@ -238,14 +155,35 @@ int main(int argc, char** argv) {
     const KeyType type = keys == "uint" ? KeyType::u32 : keys == "int" ? KeyType::i32 : KeyType::f32;
 
     if (p.bench) {
-        // 2^26 keys at least: keys, positions, outputs, the sorts' temporaries, CUB's storage and
-        // the copy test on the GPU; the keys, CUB's result and the downloads on the host.
+        // 2^26 keys at least: keys, positions, outputs, the sorts' temporaries and CUB's storage on
+        // the GPU; the keys, the references and the downloads on the host.
         const double n26 = (double)((size_t)1 << 26);
-        require_memory(p, "--bench", 28.0 * n26, 45.0 * n26);
-        return run_bench(p);
+        require_memory(p, "--bench", 36.0 * n26, 45.0 * n26);
+        const BenchConfig cfg;
+        print_bench_header("sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
+                           "with their positions as values (pairs), as SortPairs does", cfg);
+        std::printf("\n");
+        Measurements table(table_spec(), cfg, p.outputs());
+        for (int k : {20, 24, 26, 28}) {
+            const double keys_n = (double)((size_t)1 << k), gpu = 45.0 * keys_n, host = 36.0 * keys_n;
+            if (k == 28 && (gpu > 0.9 * free_gpu_bytes() || host > 0.8 * host_memory_bytes()))
+                std::printf("2^28 keys: skipped, it needs %.1f GB of GPU memory and %.1f GB of host memory\n\n",
+                            gpu / 1e9, host / 1e9);
+            else
+                measure(table, p, strf("2^%d keys (%.0f MB)", k, 4 * keys_n / 1e6), (size_t)1 << k,
+                        Distribution::random, KeyType::u32, true, p.seed + k);
+        }
+        return table.finish() ? 1 : 0;
     }
-    // Host: both inputs, positions, up to three stable orders, downloads. GPU: inputs, positions,
-    // outputs, the sorts' temporaries (keys, values, counts) and CUB's storage.
-    require_memory(p, "--n", 36.0 * n, 37.0 * n + (64 << 20));
-    return run(p, n, distribution, type, pairs);
+    // Host: the keys of both types, positions, the references (keys and orders, up to three),
+    // downloads. GPU: inputs, positions, outputs, the sorts' temporaries (keys, values, counts),
+    // CUB's storage and thrust's.
+    require_memory(p, "--n", 48.0 * n, 45.0 * n + (64 << 20));
+    const DeviceFacts dev = device_facts();
+    std::printf("sorting n = %zu keys (%s) on %s (%d SMs): steps 1 to 4 sort uint keys, step 5 %s keys%s\n\n", n,
+                distribution.c_str(), dev.name.c_str(), dev.sm_count, to_string(type),
+                pairs ? " with their input positions as values" : "");
+    Measurements table(table_spec(), BenchConfig{2, 10, true}, p.outputs());
+    measure(table, p, "", n, distribution_named(distribution), type, pairs, p.seed);
+    return table.finish() ? 1 : 0;
 }

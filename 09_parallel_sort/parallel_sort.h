@@ -75,21 +75,35 @@ void run_split_sort(const SortJob& job);
 // keys (ordered_bits on the first load, raw_bits on the last store) and values.
 void run_radix_sort(const SortJob& job);
 
+// The bytes a step must move per key for n keys, read and written, with values or without: a
+// model of its passes (support: model.cpp; LECTURE.md derives it), the benchmark's B/key.
+double bitonic_block_bytes_per_key(size_t n, bool values);
+double bitonic_global_bytes_per_key(size_t n, bool values);
+double split_bytes_per_key(size_t n, bool values);
+double radix_bytes_per_key(size_t n, bool values);
+
 // The steps, in order: the program, the tests and their summary all read this one list.
 using SortFn = void (*)(const SortJob&);
-inline const Step<SortFn> kSteps[] = {
-    {1, "bitonic_block", run_bitonic_block},
-    {2, "bitonic_global", run_bitonic_global},
-    {3, "split", run_split_sort},
-    {4, "radix_sort", run_radix_sort},
-    {5, "keys_and_pairs", run_radix_sort},
+// What else a step is: the jobs it takes (steps 1 to 4 unsigned keys alone; step 5 any key
+// type, with values or without), what it promises (step 1 sorts each tile of kBitonicTile keys
+// on its own; 0: all n keys) and its model of the bytes it moves.
+struct SortInfo {
+    bool any_keys;      // int and float keys, and values, too
+    size_t sorted_run;  // sorts each run of this many keys on its own; 0: all n keys
+    double (*bytes_per_key)(size_t n, bool values);
 };
-// What each step takes: steps 1 to 4 unsigned keys alone; step 5 any key type, values or not.
-inline bool step_takes(int step, KeyType type, bool pairs) {
-    return step == 5 || (type == KeyType::u32 && !pairs);
+using SortStep = Step<SortFn, SortInfo>;
+inline const SortStep kSteps[] = {
+    {1, "bitonic_block", run_bitonic_block, {false, kBitonicTile, bitonic_block_bytes_per_key}},
+    {2, "bitonic_global", run_bitonic_global, {false, 0, bitonic_global_bytes_per_key}},
+    {3, "split", run_split_sort, {false, 0, split_bytes_per_key}},
+    {4, "radix_sort", run_radix_sort, {false, 0, radix_bytes_per_key}},
+    {5, "keys_and_pairs", run_radix_sort, {true, 0, radix_bytes_per_key}},
+};
+// Whether a step takes a job of these keys, with values (pairs) or without.
+inline bool takes(const SortStep& step, KeyType type, bool pairs) {
+    return step.info.any_keys || (type == KeyType::u32 && !pairs);
 }
-// What each step promises: step 1 sorts tiles of kBitonicTile keys (0 here: all n keys).
-inline size_t sorted_run(int step) { return step == 1 ? kBitonicTile : 0; }
 
 // Step 5: the order-preserving transform, compiled for host and device (the tests call it on
 // the CPU). ordered_bits(x, t) < ordered_bits(y, t), as unsigned numbers, exactly when

@@ -77,8 +77,8 @@ void expect_sorted(SortFn run, const std::vector<uint32_t>& keys, KeyType type, 
 }
 
 // A step's own kind of job: steps 1 to 4 unsigned keys alone, step 5 with values.
-void expect_step(const Step<SortFn>& step, const std::vector<uint32_t>& keys, KeyType type = KeyType::u32) {
-    expect_sorted(step.run, keys, type, step_takes(step.number, type, true), sorted_run(step.number));
+void expect_step(const SortStep& step, const std::vector<uint32_t>& keys, KeyType type = KeyType::u32) {
+    expect_sorted(step.run, keys, type, takes(step, type, true), step.info.sorted_run);
 }
 
 const Distribution kDistributions[] = {Distribution::random,  Distribution::equal, Distribution::sorted,
@@ -140,11 +140,11 @@ const HugeInput* huge_input() {
     return &input;
 }
 
-void expect_huge(const Step<SortFn>& step) {
+void expect_huge(const SortStep& step) {
     const size_t n = kHugeN;
     const HugeInput* input = huge_input();
     if (!input) SKIP_CASE("needs 53 GB of GPU memory and 26 GB of host memory for 2^31 + 11 keys");
-    const bool pairs = step_takes(step.number, KeyType::u32, true), by_tile = sorted_run(step.number) > 0;
+    const bool pairs = takes(step, KeyType::u32, true), by_tile = step.info.sorted_run > 0;
     DeviceBuffer<uint32_t> d_out(n), d_values_out(pairs ? n : 0);
     d_out.poison();
     d_values_out.poison();
@@ -225,7 +225,7 @@ STEP_CASES(kSteps, "n = 2^31 + 11, size_t indexing (large)", [](const auto& step
 STEP_CASE(kSteps, "bitonic_global", "n = 2^k - 1, 2^k, 2^k + 1 for k = 11 to 17") {
     for (int k = 11; k <= 17; ++k)
         for (size_t n : {((size_t)1 << k) - 1, (size_t)1 << k, ((size_t)1 << k) + 1})
-            expect_step(kSteps[1], make_keys(n, Distribution::random, n));
+            expect_step(step, make_keys(n, Distribution::random, n));
 }
 
 // ---- step 3: every bit gets its split -----------------------------------------------------------
@@ -234,7 +234,7 @@ STEP_CASE(kSteps, "split", "only bit b varying, for each b from 0 to 31") {
         CAPTURE(b);
         std::vector<uint32_t> keys = make_keys(3001, Distribution::random, b);
         for (uint32_t& k : keys) k = (0x5A5A5A5Au & ~(1u << b)) | (k & (1u << b));
-        expect_step(kSteps[2], keys);
+        expect_step(step, keys);
     }
 }
 
@@ -244,13 +244,13 @@ STEP_CASE(kSteps, "radix_sort", "only one byte varying, for each byte") {
         CAPTURE(byte);
         std::vector<uint32_t> keys = make_keys(3 * kRadixTile + 5, Distribution::random, byte);
         for (uint32_t& k : keys) k = (0xC3C3C3C3u & ~(0xFFu << 8 * byte)) | (k & (0xFFu << 8 * byte));
-        expect_step(kSteps[3], keys);
+        expect_step(step, keys);
     }
 }
 STEP_CASE(kSteps, "radix_sort", "every digit value in every tile, 4 tiles") {
     std::vector<uint32_t> keys(4 * kRadixTile);
     for (size_t i = 0; i < keys.size(); ++i) keys[i] = (uint32_t)((i * 2654435761u) & 0xFFu) * 0x01010101u;
-    expect_step(kSteps[3], keys);
+    expect_step(step, keys);
 }
 
 // ---- step 5: int and float keys, values, stability ---------------------------------------------
@@ -259,22 +259,22 @@ STEP_CASE(kSteps, "keys_and_pairs", "int keys, every distribution, with and with
         const std::string distribution = distribution_names()[(int)d];
         CAPTURE(distribution);
         const std::vector<uint32_t> keys = make_keys(10007, d, 5 + (int)d, KeyType::i32);
-        expect_sorted(run_radix_sort, keys, KeyType::i32, true, 0);
-        expect_sorted(run_radix_sort, keys, KeyType::i32, false, 0);
+        expect_sorted(step.run, keys, KeyType::i32, true, 0);
+        expect_sorted(step.run, keys, KeyType::i32, false, 0);
     }
 }
 STEP_CASE(kSteps, "keys_and_pairs", "float keys, random patterns (NaNs, infinities, subnormals)") {
     for (size_t n : {(size_t)1, (size_t)2, kRadixTile + 1, (size_t)100003}) {
         const std::vector<uint32_t> keys = make_keys(n, Distribution::random, n + 3, KeyType::f32);
-        expect_sorted(run_radix_sort, keys, KeyType::f32, true, 0);
-        expect_sorted(run_radix_sort, keys, KeyType::f32, false, 0);
+        expect_sorted(step.run, keys, KeyType::f32, true, 0);
+        expect_sorted(step.run, keys, KeyType::f32, false, 0);
     }
 }
 STEP_CASE(kSteps, "keys_and_pairs", "float special values, -0.0 before +0.0, NaNs last, stable") {
     std::vector<uint32_t> keys = make_keys(5003, Distribution::random, 17);
     for (uint32_t& k : keys) k = kFloatSpecials[k % (sizeof kFloatSpecials / sizeof kFloatSpecials[0])];
-    expect_sorted(run_radix_sort, keys, KeyType::f32, true, 0);
-    expect_sorted(run_radix_sort, keys, KeyType::f32, false, 0);
+    expect_sorted(step.run, keys, KeyType::f32, true, 0);
+    expect_sorted(step.run, keys, KeyType::f32, false, 0);
     // The reference's order, spelled out: -inf first, then -0.0 right before +0.0, NaNs last.
     const std::vector<uint32_t> sorted = gather(keys, stable_order(keys, KeyType::f32));
     const auto at = [&](uint32_t k) { return std::find(sorted.begin(), sorted.end(), k) - sorted.begin(); };
@@ -290,7 +290,7 @@ STEP_CASE(kSteps, "keys_and_pairs", "equal keys keep their input order (uint pai
         for (size_t n : {(size_t)2, (size_t)4097, (size_t)30011}) {
             const std::string distribution = distribution_names()[(int)d];
             CAPTURE(distribution);
-            expect_sorted(run_radix_sort, make_keys(n, d, n), KeyType::u32, true, 0);
+            expect_sorted(step.run, make_keys(n, d, n), KeyType::u32, true, 0);
         }
 }
 STEP_HOST_CASE(kSteps, "keys_and_pairs",

@@ -65,6 +65,18 @@ inline int fp32_lanes_per_sm(int major, int minor) {
     return 0;                                      // unknown: peaks read as 0
 }
 
+// Dense BF16 multiply-adds (FP32 accumulation) the tensor cores of one SM finish per clock: not
+// reported by CUDA, fixed per architecture (NVIDIA's architecture whitepapers; an FMA is 2 FLOP).
+// 0 where there are no BF16 tensor cores (before 8.0) or the generation is unknown. The GeForce
+// cards of 8.6, 8.9 and 12.0 run FP32 accumulation at half this rate.
+inline int bf16_tensor_fma_per_sm_per_clock(int major, int minor) {
+    if (major == 8) return minor == 0 ? 1024 : 512;  // A100; Ampere GA10x, Ada (professional cards)
+    if (major == 9) return 2048;                     // Hopper
+    if (major == 10) return 4096;                    // Blackwell B200/B300
+    if (major == 12) return 512;                     // Blackwell RTX (professional cards)
+    return 0;
+}
+
 struct DeviceFacts {
     std::string name;
     int major = 0, minor = 0;
@@ -75,6 +87,7 @@ struct DeviceFacts {
     int mem_bus_bits = 0;
     double dram_gbs = 0;      // theoretical DRAM bandwidth, GB/s (1e9 bytes)
     double fp32_gflops = 0;   // theoretical FP32 peak (an FMA counts as 2 FLOP), GFLOP/s
+    double bf16_tensor_gflops = 0;  // theoretical dense BF16 tensor-core peak, FP32 sums, GFLOP/s (0: none)
 };
 
 // The facts of `device`; by default of the current device, the one kernels are launched on.
@@ -100,5 +113,7 @@ inline DeviceFacts device_facts(int device = -1) {
     f.dram_gbs = 2.0 * f.mem_clock_khz * 1e3 * (f.mem_bus_bits / 8.0) / 1e9;
     f.fp32_gflops =
         2.0 * f.sm_count * fp32_lanes_per_sm(f.major, f.minor) * (f.sm_clock_khz * 1e3) / 1e9;
+    f.bf16_tensor_gflops =
+        2.0 * f.sm_count * bf16_tensor_fma_per_sm_per_clock(f.major, f.minor) * (f.sm_clock_khz * 1e3) / 1e9;
     return f;
 }

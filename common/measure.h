@@ -15,9 +15,12 @@
 //   3. checks every timed row again after its timing: a row that is wrong after its timing
 //      shows no figure. A fast wrong result is never a figure.
 // It prints one table per section:
-//   | step | kernel | <leading columns> | time (ms) | <rate> | % of <baseline> | % of <peak> | <columns> | check |
-// and finish() writes every section's rows to --csv FILE and the last section as a roofline
-// to --plot FILE (roofline_svg.h).
+//   | step | kernel | <leading> | time (ms) | <rate> | [GB/s] | % of <baseline> | vs previous | % of <peak> |
+//     [% of <bytes peak>] | <copy_roof> | % of that | <columns> | check |
+// (each measured column only where the spec asks for it). A row's % of the baseline compares with
+// the section's first baseline, or with the one it names (a sort of pairs against the library's
+// sort of pairs). finish() writes every section's rows to --csv FILE and the last section as a
+// roofline to --plot FILE (roofline_svg.h).
 //
 // With COURSE_PROFILE=1 in the environment every row runs exactly once inside an NVTX range
 // named by its label ("step 3 sequential"; other rows by their name) and nothing is timed:
@@ -69,7 +72,11 @@ struct StepRow {
     std::function<void()> prepare{};  // before each checked run, e.g. poison the output
     RowKind kind = RowKind::step;
     Work work{};                      // non-zero fields: this row's own, instead of the section's
+                                      // (a copy, not a step: bytes and 0 ops, drawn as a roof)
     std::vector<std::string> cells{}; // the row's own cells (a model column), before the check's cells
+    std::string baseline = "";        // the baseline its % compares with: "" the section's first (a reference
+                                      //   row: none), or the name of one (a second library), or "-" for none
+                                      //   (work that is not comparable)
 };
 
 struct TableSpec {
@@ -83,8 +90,17 @@ struct TableSpec {
     bool vs_previous = false;         // a column "vs previous": the step before's time over this one's
     double peak = 0;                  // > 0: a column "% of <peak_name>", the rate over this peak
     std::string peak_name = "peak";   //   (in the rate's unit: DRAM GB/s, FP32 GFLOP/s...)
+    std::string copy_roof = "";       // e.g. "at copy speed": a column of the rate each row would reach if its
+                                      //   Work::bytes moved at the speed of the section's copy (the row that is
+                                      //   not a step and has bytes but no ops), then "% of that"
     double compute_roof = 0;          // > 0: the plot's compute roof, in ops per second
     std::string compute_roof_name = "";
+    // With rate_counts_ops, a second rate beside the first: "GB/s" of Work::bytes, and, when
+    // bytes_peak > 0, its "% of <bytes_peak_name>" (cell updates/s and GB/s; a FLOP/s kernel and
+    // a copy in one table).
+    bool bytes_rate = false;
+    double bytes_peak = 0;            // GB/s
+    std::string bytes_peak_name = "DRAM peak";
     std::string check_column = "check";
     std::string footer = "";          // under the tables: what the rate counts
     const char* time_format = "%.4f";
@@ -119,12 +135,16 @@ struct RowResult {
     Work work;
     std::vector<std::string> cells;        // the row's own cells
     std::vector<std::string> check_cells;  // and its check's
+    std::string baseline;             // as in its StepRow
     enum Status { ok, failed, failed_after_timing, skipped } status = skipped;
     std::string detail;
     double ms = 0;                    // 0: not timed
     double rate = 0;                  // in the table's unit
     double of_baseline = 0;           // percent; 0: no baseline in its section
     double of_peak = 0;               // percent; 0: no peak
+    double gb_per_s = 0;              // with TableSpec::bytes_rate: Work::bytes per second / 1e9
+    double of_bytes_peak = 0;         // percent of TableSpec::bytes_peak; 0: none
+    double at_copy_speed = 0;         // the rate its bytes would allow at the copy's speed; 0: none
     bool timed() const { return ms > 0; }
 };
 
@@ -141,8 +161,9 @@ public:
         for (const StepRow& r : rows) {
             RowResult res;
             res.section = title, res.step = r.step, res.name = r.name, res.kind = r.kind;
-            res.work = own_work(r.work, work);
+            res.work = own_work(r, work);
             res.cells = r.cells;
+            res.baseline = r.baseline;
             if (!r.skip.empty()) {
                 res.detail = r.skip;
                 results.push_back(res);
@@ -258,7 +279,7 @@ public:
                 continue;
             }
             if (r.work.ops <= 0 || r.work.bytes <= 0) continue;
-            const std::string name = r.kind == RowKind::step ? r.step + " " + r.name : r.name;
+            const std::string name = r.kind == RowKind::step && r.step != "-" ? r.step + " " + r.name : r.name;
             plot.points.push_back({name, r.work.ops / r.work.bytes, r.work.ops * per_s, r.kind != RowKind::step});
         }
         return plot;
@@ -266,8 +287,11 @@ public:
 
 private:
     static std::string label(const StepRow& r) { return r.kind == RowKind::step ? "step " + r.step + " " + r.name : r.name; }
-    static Work own_work(Work row, Work section) {
-        return {row.bytes > 0 ? row.bytes : section.bytes, row.ops > 0 ? row.ops : section.ops};
+    // A row's non-zero fields override the section's; a row that is not a step and moves bytes
+    // but does no operations (a copy) keeps its 0 ops, so that the plot draws it as a roof.
+    static Work own_work(const StepRow& r, Work section) {
+        if (r.kind != RowKind::step && r.work.bytes > 0 && r.work.ops == 0) return r.work;
+        return {r.work.bytes > 0 ? r.work.bytes : section.bytes, r.work.ops > 0 ? r.work.ops : section.ops};
     }
     static const char* kind_name(RowKind k) {
         return k == RowKind::step ? "step" : k == RowKind::baseline ? "baseline" : "reference";
@@ -282,28 +306,45 @@ private:
         res.check_cells = c.cells;
     }
 
+    static bool is_copy(const RowResult& r) { return r.kind != RowKind::step && r.work.ops <= 0 && r.work.bytes > 0; }
+
     void fill_rates(std::vector<RowResult>& results) const {
-        double baseline_ms = 0;
+        auto usable = [](const RowResult& r) { return r.status == RowResult::ok && r.timed(); };
+        auto baseline_ms = [&](const std::string& name) {
+            for (const auto& r : results)
+                if (r.kind == RowKind::baseline && usable(r) && (name.empty() || r.name == name)) return r.ms;
+            return 0.0;
+        };
+        double copy_bytes_per_s = 0;
         for (const auto& r : results)
-            if (r.kind == RowKind::baseline && r.status == RowResult::ok && r.timed()) baseline_ms = r.ms;
+            if (is_copy(r) && usable(r) && copy_bytes_per_s == 0) copy_bytes_per_s = r.work.bytes / (r.ms * 1e-3);
         for (auto& r : results) {
-            if (r.status != RowResult::ok || !r.timed()) {
+            if (!usable(r)) {
                 if (r.status != RowResult::ok) r.ms = 0;  // no figure for a wrong result
                 continue;
             }
             const double work = spec_.rate_counts_ops ? r.work.ops : r.work.bytes;
             r.rate = work / (r.ms * 1e-3) / spec_.rate_unit;
-            if (baseline_ms > 0 && r.kind != RowKind::reference) r.of_baseline = 100 * baseline_ms / r.ms;
+            const bool compared = r.baseline != "-" && (r.kind != RowKind::reference || !r.baseline.empty());
+            const double base_ms = compared ? baseline_ms(r.baseline) : 0;
+            if (base_ms > 0) r.of_baseline = 100 * base_ms / r.ms;
             if (spec_.peak > 0) r.of_peak = 100 * r.rate / spec_.peak;
+            if (spec_.bytes_rate) r.gb_per_s = r.work.bytes / (r.ms * 1e-3) / 1e9;
+            if (spec_.bytes_peak > 0) r.of_bytes_peak = 100 * r.gb_per_s / spec_.bytes_peak;
+            if (!spec_.copy_roof.empty() && copy_bytes_per_s > 0 && work > 0 && r.work.bytes > 0 && !is_copy(r))
+                r.at_copy_speed = copy_bytes_per_s * work / r.work.bytes / spec_.rate_unit;
         }
     }
 
     void print_section(const std::string& title, const std::vector<RowResult>& results) const {
         const size_t own = spec_.columns.size(), leading = std::min(spec_.leading_columns, own);
         std::vector<std::string> measured = {"time (ms)", spec_.rate};
+        if (spec_.bytes_rate) measured.push_back("GB/s");
         if (!spec_.baseline_column.empty()) measured.push_back(spec_.baseline_column);
         if (spec_.vs_previous) measured.push_back("vs previous");
         if (spec_.peak > 0) measured.push_back("% of " + spec_.peak_name);
+        if (spec_.bytes_rate && spec_.bytes_peak > 0) measured.push_back("% of " + spec_.bytes_peak_name);
+        if (!spec_.copy_roof.empty()) measured.insert(measured.end(), {spec_.copy_roof, "% of that"});
         auto line = [&](std::vector<std::string> cells, const std::vector<std::string>& values, const std::string& last) {
             std::vector<std::string> out = {cells[0], cells[1]};
             out.insert(out.end(), cells.begin() + 2, cells.begin() + 2 + leading);
@@ -326,13 +367,21 @@ private:
             if (r.timed()) {
                 size_t v = 0;
                 values[v++] = strf(spec_.time_format, r.ms);
-                values[v++] = spec_.rate_text ? spec_.rate_text(r.rate) : strf("%.1f", r.rate);
+                // A rate of nothing (no work of that kind, e.g. a copy's FLOP) shows as "-".
+                values[v++] = !(r.rate > 0) ? "-" : spec_.rate_text ? spec_.rate_text(r.rate) : strf("%.1f", r.rate);
+                if (spec_.bytes_rate) values[v++] = r.gb_per_s > 0 ? strf("%.1f", r.gb_per_s) : "-";
                 if (!spec_.baseline_column.empty()) values[v++] = r.of_baseline > 0 ? strf("%.1f", r.of_baseline) : "-";
                 if (spec_.vs_previous) {
                     values[v++] = r.kind == RowKind::step && previous_ms > 0 ? strf("%.2fx", previous_ms / r.ms) : "-";
                     if (r.kind == RowKind::step) previous_ms = r.ms;
                 }
-                if (spec_.peak > 0) values[v++] = strf("%.1f", r.of_peak);
+                if (spec_.peak > 0) values[v++] = r.of_peak > 0 ? strf("%.1f", r.of_peak) : "-";
+                if (spec_.bytes_rate && spec_.bytes_peak > 0)
+                    values[v++] = r.of_bytes_peak > 0 ? strf("%.1f", r.of_bytes_peak) : "-";
+                if (!spec_.copy_roof.empty() && r.at_copy_speed > 0) {
+                    values[v++] = spec_.rate_text ? spec_.rate_text(r.at_copy_speed) : strf("%.1f", r.at_copy_speed);
+                    values[v++] = strf("%.1f", 100 * r.rate / r.at_copy_speed);
+                }
             }
             std::string check;
             const std::string todo = r.kind == RowKind::step && r.step != "-" ? " (is TODO step " + r.step + " done?)" : "";

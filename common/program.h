@@ -23,7 +23,6 @@
 #include "measure.h"
 #include "options.h"
 #include "output_file.h"
-#include "run_steps.h"
 
 struct ProgramSpec {
     std::string synopsis;              // one line: what the program does

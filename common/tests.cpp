@@ -246,6 +246,14 @@ TEST_CASE("host: launch helpers") {
     CHECK(next_pow2(((size_t)1 << 31) + 1) == ((size_t)1 << 32));
 }
 
+TEST_CASE("host: device peaks: the BF16 tensor peaks NVIDIA states follow from SMs, clock and the per-SM rate") {
+    // An FMA is 2 FLOP. H100 SXM: 132 SMs at 1830 MHz, 989.4 TFLOP/s dense BF16 (datasheet);
+    // A100: 108 SMs at 1410 MHz, 312 TFLOP/s.
+    CHECK(std::fabs(2.0 * 132 * bf16_tensor_fma_per_sm_per_clock(9, 0) * 1.83e9 / 1e12 - 989.4) < 1.0);
+    CHECK(std::fabs(2.0 * 108 * bf16_tensor_fma_per_sm_per_clock(8, 0) * 1.41e9 / 1e12 - 312.0) < 1.0);
+    CHECK(bf16_tensor_fma_per_sm_per_clock(7, 5) == 0);  // Turing: no BF16 tensor cores
+}
+
 TEST_CASE("host: the timing method is described from the settings themselves") {
     CHECK(timing_method(BenchConfig{3, 20, true}) ==
           "median of 20 runs after 3 warm-up runs, timed with CUDA events, L2 cache flushed before each run");
@@ -667,4 +675,38 @@ TEST_CASE("host: output files: never into the course's sources, never over anoth
     CHECK(why_not_output_file(t + "/pipe.csv", ".csv") == "'" + t + "/pipe.csv' is not a regular file");
     CHECK_NOTHROW(require_output_file(o, "--plot", "", ".svg"));  // not given: nothing to check
     fs::remove_all(t);
+}
+
+TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none; the copy's speed is each row's roof" *
+          needs_gpu()) {
+    DeviceBuffer<char> buffer(1 << 20);
+    auto fill = [&](int value) { return [&, value] { CUDA_CHECK(cudaMemsetAsync(buffer.get(), value, buffer.bytes())); }; };
+    auto fine = [] { return Check{true, "fine"}; };
+    const double bytes = (double)buffer.bytes();
+    std::vector<StepRow> rows = {
+        {"-", "copy", fill(0), fine, "", {}, RowKind::reference, Work{bytes, 0}},
+        {"-", "keys", fill(1), fine, "", {}, RowKind::baseline},
+        {"-", "pairs", fill(2), fine, "", {}, RowKind::baseline, Work{2 * bytes, 2 * bytes}, {}, "pairs"},
+        {"1", "against_first", fill(3), fine},
+        {"2", "against_pairs", fill(4), fine, "", {}, RowKind::step, Work{2 * bytes, 2 * bytes}, {}, "pairs"},
+        {"3", "against_none", fill(5), fine, "", {}, RowKind::step, Work{}, {}, "-"},
+    };
+    TableSpec spec;
+    spec.rate_counts_ops = true;
+    spec.baseline_column = "% of the library";
+    spec.copy_roof = "at copy speed";
+    Measurements m(spec, BenchConfig{1, 3, false});
+    m.section("", Work{bytes, bytes / 4}, rows);
+    CHECK(m.finish() == 0);
+    const auto& r = m.results();
+    REQUIRE(r.size() == 6);
+    CHECK(r[3].of_baseline == doctest::Approx(100 * r[1].ms / r[3].ms));
+    CHECK(r[4].of_baseline == doctest::Approx(100 * r[2].ms / r[4].ms));
+    CHECK(r[2].of_baseline == doctest::Approx(100));
+    CHECK(r[5].of_baseline == 0);
+    CHECK(r[0].of_baseline == 0);  // a reference row that names no baseline
+    const double copy_bytes_per_s = bytes / (r[0].ms * 1e-3);
+    CHECK(r[0].at_copy_speed == 0);  // the copy itself
+    CHECK(r[3].at_copy_speed == doctest::Approx(copy_bytes_per_s * 0.25 / 1e9));
+    CHECK(r[4].at_copy_speed == doctest::Approx(copy_bytes_per_s / 1e9));
 }

@@ -5,23 +5,11 @@
 // cuBLAS for the column-major product C^T = B^T * A^T, whose operands are exactly the bytes of
 // our B (n x k column-major, leading dimension n) and A (k x m, leading dimension k), and whose
 // result lands in C's bytes (n x m, leading dimension n). No copy, no transpose kernel.
-#include <cstdio>
-#include <cstdlib>
 #include <cublas_v2.h>
 
+#include "cublas_check.h"
 #include "cuda_check.h"
 #include "cublas_sgemm.h"
-
-namespace {
-void cublas_check(cublasStatus_t status, const char* expr, const char* file, int line) {
-    if (status == CUBLAS_STATUS_SUCCESS) return;
-    std::fprintf(stderr, "%s:%d: cuBLAS error %s (%s) in %s\n", file, line, cublasGetStatusName(status),
-                 cublasGetStatusString(status), expr);
-    std::exit(1);
-}
-}  // namespace
-
-#define CUBLAS_CHECK(expr) cublas_check((expr), #expr, __FILE__, __LINE__)
 
 CublasSgemm::CublasSgemm() : handle_(nullptr) {
     cublasHandle_t h = nullptr;
