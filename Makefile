@@ -21,42 +21,91 @@ name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 # fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead;
 # REQUIRE_GPUS=N: also a machine with fewer than N GPUs (for the cases that need several).
 # TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel). NCU: the Nsight
-# Compute profiler for profile-NN, when it is not on PATH or in the toolkit.
+# Compute profiler for profile-NN, when it is not on PATH or in the toolkit. NVCC: the CUDA
+# compiler, when it is not on PATH. JOBS: parallel compiles (check, sanitize). V=1: full lines.
 USE          ?= starter
-ARGS         ?=
 ARCH         ?= auto
 REQUIRE_GPU  ?= 0
 REQUIRE_GPUS ?= 0
 TEST_TIMEOUT ?= 300
 NCU          ?=
+NVCC         ?= nvcc
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 V            ?= 0
+# ARGS is taken as typed: make expands nothing in it ($(shell ...), $HOME, $$ stay as they are);
+# common/with_args.sh splits it into words at blanks outside quotes, and runs nothing.
+override ARGS := $(value ARGS)
 export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS
 
-# One clear line for a bad setting, before anything is built.
-ifneq ($(filter-out starter solution,$(USE))$(if $(USE),,empty),)
-  $(error USE must be starter or solution (got '$(USE)'))
-endif
-ifneq ($(filter-out 0 1,$(REQUIRE_GPU))$(if $(REQUIRE_GPU),,empty),)
-  $(error REQUIRE_GPU must be 0 or 1 (got '$(REQUIRE_GPU)'))
-endif
-ifneq ($(shell [[ '$(REQUIRE_GPUS)' =~ ^[0-9]{1,2}$$ ]] && echo y),y)
-  $(error REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '$(REQUIRE_GPUS)'))
-endif
-is_count = $(if $(and $(1),$(filter-out 0,$(1)),$(shell [[ '$(1)' =~ ^[0-9]{1,6}$$ ]] && echo y)),y)
-ifneq ($(call is_count,$(TEST_TIMEOUT)),y)
-  $(error TEST_TIMEOUT must be a whole number of seconds from 1 to 999999 (got '$(TEST_TIMEOUT)'))
-endif
-ifneq ($(call is_count,$(JOBS)),y)
-  $(error JOBS must be a whole number of parallel compiles, at least 1 (got '$(JOBS)'))
+# Make runs in the course's folder: every path here is relative to it.
+ifeq ($(wildcard common/check.sh),)
+  $(error run make in the course's folder: make -C '$(patsubst %/,%,$(dir $(firstword $(MAKEFILE_LIST))))' $(MAKECMDGOALS))
 endif
 
+# ---- Every setting checked with make's own functions, before anything is run or built ---------
+# One line names the setting and what it got. Nothing typed in a setting reaches a shell
+# unquoted (shell_quote), so a quote in a value is a character, not a command.
+empty   :=
+space   := $(empty) $(empty)
+tab     := $(empty)	$(empty)
+define newline
+
+
+endef
+# A value as one shell word in single quotes (a quote inside becomes '"'"').
+shell_quote = '$(subst ','"'"',$(1))'
+# A value for one line of a message: tabs and line breaks written as \t and \n.
+shown = $(subst $(newline),\n,$(subst $(tab),\t,$(1)))
+# One word, with no blank, tab or line break in it or around it: y or nothing.
+one_word = $(if $(and $(filter 1,$(words $(1))),$(if $(findstring $(space),$(1))$(findstring $(tab),$(1))$(findstring $(newline),$(1)),,y)),y)
+# A whole number from 1 to 999999, written without a leading zero: y or nothing.
+digit_marks = $(subst 0,x ,$(subst 1,x ,$(subst 2,x ,$(subst 3,x ,$(subst 4,x ,$(subst 5,x ,$(subst 6,x ,$(subst 7,x ,$(subst 8,x ,$(subst 9,x ,$(1)))))))))))
+not_digits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+is_count = $(if $(and $(call one_word,$(1)),$(if $(call not_digits,$(1)),,y),$(filter-out 0%,$(1)),$(filter 1 2 3 4 5 6,$(words $(call digit_marks,$(1))))),y)
+# setting, allowed words: y when the value is exactly one of them
+is_one_of = $(if $(and $(call one_word,$($(1))),$(filter $(2),$($(1)))),y)
+
+ifneq ($(call is_one_of,USE,starter solution),y)
+  $(error USE must be starter or solution (got '$(call shown,$(USE))'))
+endif
+ifneq ($(call is_one_of,REQUIRE_GPU,0 1),y)
+  $(error REQUIRE_GPU must be 0 or 1 (got '$(call shown,$(REQUIRE_GPU))'))
+endif
+ifneq ($(if $(and $(call one_word,$(REQUIRE_GPUS)),$(if $(call not_digits,$(REQUIRE_GPUS)),,y),$(filter 1 2,$(words $(call digit_marks,$(REQUIRE_GPUS))))),y),y)
+  $(error REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '$(call shown,$(REQUIRE_GPUS))'))
+endif
+ifneq ($(call is_one_of,V,0 1),y)
+  $(error V must be 0 or 1 (got '$(call shown,$(V))'))
+endif
+ifneq ($(call is_count,$(TEST_TIMEOUT)),y)
+  $(error TEST_TIMEOUT must be a whole number of seconds from 1 to 999999 (got '$(call shown,$(TEST_TIMEOUT))'))
+endif
+ifneq ($(call is_count,$(JOBS)),y)
+  $(error JOBS must be a whole number of parallel compiles from 1 to 999999 (got '$(call shown,$(JOBS))'))
+endif
+ifneq ($(call one_word,$(NVCC)),y)
+  $(error NVCC must be the CUDA compiler, one word such as nvcc or /usr/local/cuda/bin/nvcc (got '$(call shown,$(NVCC))'))
+endif
+ifneq ($(if $(NCU),$(call one_word,$(NCU)),y),y)
+  $(error NCU must be Nsight Compute's ncu, one word such as /usr/local/cuda/bin/ncu (got '$(call shown,$(NCU))'))
+endif
+# sm_ then digits, maybe an a or an f (sm_90a, sm_100f): which of those nvcc knows is asked below.
+arch_digits = $(patsubst %a,%,$(patsubst %f,%,$(patsubst sm_%,%,$(filter sm_%,$(1)))))
+ifneq ($(and $(call one_word,$(ARCH)),$(or $(filter auto native fat,$(ARCH)),$(if $(and $(call arch_digits,$(ARCH)),$(if $(call not_digits,$(call arch_digits,$(ARCH))),,y)),$(ARCH)))),$(ARCH))
+  $(error ARCH must be auto, native, fat or a target such as sm_89 (got '$(call shown,$(ARCH))'))
+endif
+
+# Goals that compile (all but these): the compiler, the architecture and a writable build/ are
+# checked only for them, so that `make help` or `make doctor` work on any machine.
+NON_BUILDING_GOALS := help doctor clean hint hint-%
+BUILDING := $(filter-out $(NON_BUILDING_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL)))
+
 # ---- Toolchain ------------------------------------------------------------------------------
-NVCC      ?= nvcc
 CXX       := g++
 # The toolkit is the one nvcc belongs to, whatever CUDA_HOME says: headers and libraries for
 # the host compiler must come from the same toolkit as nvcc's.
-NVCC_PATH := $(shell command -v $(NVCC) 2>/dev/null)
+NVCC_PATH := $(shell command -v $(call shell_quote,$(NVCC)) 2>/dev/null)
+NVCC_CMD  := $(call shell_quote,$(NVCC_PATH))
 override CUDA_HOME := $(if $(NVCC_PATH),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC_PATH)))),$(CUDA_HOME))
 CUDA_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
 BUILD     := build
@@ -67,9 +116,6 @@ BUILD     := build
 DEPS      := .deps/usr
 DEPS_LIB  := $(DEPS)/lib/x86_64-linux-gnu
 
-ifeq ($(filter auto native fat,$(ARCH))$(shell [[ '$(ARCH)' =~ ^sm_(7[5-9]|[89][0-9]|[1-9][0-9][0-9])a?$$ ]] && echo y),)
-  $(error ARCH must be auto, native, fat or a target of compute capability 7.5 or newer such as sm_89 (got '$(ARCH)'))
-endif
 HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 ifeq ($(ARCH),auto)
   override ARCH := $(if $(HAVE_GPU),native,fat)
@@ -82,6 +128,27 @@ ifeq ($(ARCH),fat)
                 -gencode=arch=compute_90,code=compute_90
 else
   ARCH_FLAGS := -arch=$(ARCH)
+endif
+
+ifneq ($(BUILDING),)
+  ifeq ($(NVCC_PATH),)
+    $(error NVCC: '$(call shown,$(NVCC))' is not a program here: install the CUDA Toolkit and put its bin/ on PATH, or give NVCC=/path/to/nvcc)
+  endif
+  ifeq ($(findstring Cuda compilation tools,$(shell $(call shell_quote,$(NVCC_PATH)) --version 2>/dev/null)),)
+    $(error NVCC: '$(call shown,$(NVCC))' ($(NVCC_PATH)) is not nvcc, the CUDA compiler: its --version does not say "Cuda compilation tools")
+  endif
+  # nvcc itself says which targets it knows (nvcc --list-gpu-code; sm_90a, sm_100f and the like too).
+  ifeq ($(shell $(call shell_quote,$(NVCC_PATH)) $(ARCH_FLAGS) --dryrun -c -x cu /dev/null -o /dev/null >/dev/null 2>&1 && echo ok),)
+    $(error ARCH=$(ARCH): nvcc $(NVCC_PATH) does not know this target (its targets: $(shell $(call shell_quote,$(NVCC_PATH)) --list-gpu-code 2>/dev/null | tr "\n" " " | sed "s/ *$$//")))
+  endif
+  ifeq ($(ARCH)$(HAVE_GPU),native)
+    $(error ARCH=native compiles for the GPU of this machine, and nvidia-smi finds none: use ARCH=fat or a target such as ARCH=sm_89)
+  endif
+  # Everything is built under build/: a checkout where it cannot be made gets one line. (A
+  # build/ that exists but cannot be written is fine while nothing needs rebuilding.)
+  ifeq ($(shell [ -e $(BUILD) ] || [ -w . ] && echo y),)
+    $(error make builds the course's programs in $(CURDIR)/$(BUILD)/ and cannot write there: copy the course into a folder you own (or make this one writable))
+  endif
 endif
 
 INCLUDES  := -Icommon -Icommon/baselines -I$(DEPS)/include
@@ -101,28 +168,36 @@ else
 endif
 
 # Rebuild everything when the compiler flags change (another ARCH, another toolkit): the file
-# build/flags holds them and is rewritten, so made newer than every object, only when they differ.
+# build/flags holds them, and every object depends on it. It is rewritten by its rule, and only
+# when the flags differ, so looking (make help ARCH=..., make -n, make doctor) changes nothing.
 FLAGS_TEXT  := $(NVCC_PATH) $(NVCCFLAGS) $(STARTER_FLAGS) $(CXXFLAGS) $(LDFLAGS) $(DEPS_LIB)
 FLAGS_STAMP := $(BUILD)/flags
-ifeq ($(filter clean,$(MAKECMDGOALS)),)
-  $(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = '$(FLAGS_TEXT)' ] || printf '%s' '$(FLAGS_TEXT)' > $(FLAGS_STAMP); })
-else
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_TEXT))
+  $(FLAGS_STAMP): FORCE
+  ifneq ($(BUILDING),)
+    ifeq ($(shell [ ! -e $(FLAGS_STAMP) ] || [ -w $(FLAGS_STAMP) ] && echo y),)
+      $(error the compiler settings changed (ARCH, NVCC or the toolkit) but $(FLAGS_STAMP) cannot be rewritten, so the old programs would run: make this checkout writable, or keep the settings it was built with)
+    endif
+  endif
+endif
+$(FLAGS_STAMP):
+	@mkdir -p $(@D) && printf '%s' $(call shell_quote,$(FLAGS_TEXT)) > $@
+FORCE:
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
   # `make clean build-02` must not build while clean removes: run the goals one after another.
   .NOTPARALLEL:
 endif
-$(FLAGS_STAMP):
-	@mkdir -p $(@D) && printf '%s' '$(FLAGS_TEXT)' > $@
 
 # doctest (every test program) and giflib (03's program) are checked, and installed if missing,
 # just before the first compile that needs them; `make run-01` needs neither.
 DEPS_STAMP := $(BUILD)/deps-doctest.ok
 $(BUILD)/deps-%.ok: common/setup_deps.sh
-	@mkdir -p $(@D) && NVCC="$(NVCC)" bash common/setup_deps.sh $* && touch $@
+	@mkdir -p $(@D) && NVCC=$(call shell_quote,$(NVCC)) bash common/setup_deps.sh $* && touch $@
 
 # ---- Library baselines shared by exercises (common/baselines/) -----------------------------------
 $(BUILD)/common/baselines/%.o: common/baselines/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D); echo "  NVCC  $<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -c $< -o $@
 $(BUILD)/common/baselines/%.o: common/baselines/%.cpp $(FLAGS_STAMP)
 	@mkdir -p $(@D); echo "  CXX   $<"
 	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
@@ -130,35 +205,36 @@ $(BUILD)/common/baselines/%.o: common/baselines/%.cpp $(FLAGS_STAMP)
 # ---- Per-exercise rules -----------------------------------------------------------------------
 VARIANTS := solution starter pristine
 
-# $(1) folder, $(2) number: read the folder's exercise.mk into NN-prefixed variables.
+# ---- An exercise's settings: NN_x/exercise.mk (make variables; every key optional) ----------
+#   LIBS              extra link flags, e.g. -lgif, -lcublas
+#   CUDA_FLAGS        extra nvcc flags for the exercise's .cu files
+#   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum
+#   SANITIZE_ARGS     the program's options for make sanitize-NN: small, but reaching every code
+#                     path (every step runs, a partial last block, more than one block)
+#   SANITIZE_DEMO     options of a deliberately racy demo that racecheck must catch
+#   SANITIZE_SKIP     test cases the sanitizers leave out besides the "(large)" ones (doctest
+#                     wildcards, comma-separated): cases whose kernels are a library's own
+#   PROFILE_ARGS      program options of a representative size for make profile-NN
+#   PROFILE_COLUMNS   profile-NN's own counters: "plain-words header = ncu formula; ..."
+#   PROFILE_LAUNCHES  the most kernel launches profile-NN profiles (default 64)
+# Each key is read into KEY_NN (LIBS_02, ...); EXERCISE_DEFAULT_KEY is its default.
+EXERCISE_KEYS := LIBS CUDA_FLAGS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
+EXERCISE_DEFAULT_PROFILE_LAUNCHES := 64
+
+# $(1) folder, $(2) number: read the folder's exercise.mk into NN-suffixed variables.
 define LOAD_SETTINGS
-LIBS :=
-BASELINES :=
-CUDA_FLAGS :=
-SANITIZE_ARGS :=
-SANITIZE_DEMO :=
-SANITIZE_SKIP :=
-PROFILE_ARGS :=
-PROFILE_COLUMNS :=
-PROFILE_LAUNCHES := 64
+$$(foreach k,$$(EXERCISE_KEYS),$$(eval $$(k) := $$(EXERCISE_DEFAULT_$$(k))))
 -include $(1)/exercise.mk
-LIBS_$(2) := $$(LIBS)
-BASELINES_$(2) := $$(BASELINES)
-CUDA_FLAGS_$(2) := $$(CUDA_FLAGS)
-SANITIZE_ARGS_$(2) := $$(SANITIZE_ARGS)
-SANITIZE_DEMO_$(2) := $$(SANITIZE_DEMO)
-SANITIZE_SKIP_$(2) := $$(SANITIZE_SKIP)
-PROFILE_ARGS_$(2) := $$(PROFILE_ARGS)
-PROFILE_COLUMNS_$(2) := $$(PROFILE_COLUMNS)
-PROFILE_LAUNCHES_$(2) := $$(PROFILE_LAUNCHES)
+$$(foreach k,$$(EXERCISE_KEYS),$$(eval $$(k)_$(2) := $$$$($$(k))))
 endef
-
-# A value as one shell word in single quotes (a quote inside becomes '"'"').
-shell_quote = '$(subst ','"'"',$(1))'
-
 
 # $(1) folder, $(2) number, $(3) name
 define EXERCISE_RULES
+# What common/sanitize.sh runs for this exercise: FOLDER PROGRAM 'ARGS' 'DEMO ARGS' 'SKIP'.
+SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANITIZE_ARGS_$(2))) \
+                      $(call shell_quote,$(SANITIZE_DEMO_$(2))) $(call shell_quote,$(SANITIZE_SKIP_$(2)))
+SANITIZE_SPECS += $$(SANITIZE_SPEC_$(2))
+SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 $(2)_SUPPORT := $(filter-out $(1)/starter.cu $(1)/solution.cu $(1)/main.cpp $(1)/tests.cpp,$(wildcard $(1)/*.cu $(1)/*.cpp))
 $(2)_SUPPORT_OBJ := $$(patsubst $(1)/%,$(BUILD)/$(1)/support/%.o,$$($(2)_SUPPORT)) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
@@ -171,16 +247,16 @@ $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 
 $(BUILD)/$(1)/solution.o: $(1)/solution.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/starter.o: $(1)/starter.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$< (the untouched starter)"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
-	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
@@ -193,10 +269,10 @@ $(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP) $$($(2)_HOS
 
 $(BUILD)/$(1)/%/$(3): $(BUILD)/$(1)/%.o $(BUILD)/$(1)/main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
 $(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/test_main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
 
 # Objects make would otherwise treat as intermediate and delete after linking.
 KEEP += $(BUILD)/$(1)/pristine.cu $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v).o) $$($(2)_SUPPORT_OBJ)
@@ -214,13 +290,10 @@ test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-	@SANITIZE_SKIP=$(call shell_quote,$(SANITIZE_SKIP_$(2))) \
-	  bash common/sanitize.sh $(1) "$(BUILD)/$(1)/solution/$(3) $(SANITIZE_ARGS_$(2))" "$(BUILD)/$(1)/solution/tests" \
-	  "$(if $(SANITIZE_DEMO_$(2)),$(BUILD)/$(1)/solution/$(3) $(SANITIZE_DEMO_$(2)))"
+	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $$(SANITIZE_SPEC_$(2))
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
-	@PROFILE_ARGS=$(call shell_quote,$(PROFILE_ARGS_$(2))) \
-	  PROFILE_COLUMNS=$(call shell_quote,$(PROFILE_COLUMNS_$(2))) PROFILE_LAUNCHES=$(call shell_quote,$(PROFILE_LAUNCHES_$(2))) \
+	@$(foreach k,$(filter PROFILE_%,$(EXERCISE_KEYS)),$(k)=$(call shell_quote,$($(k)_$(2)))) \
 	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL)
 endef
 
@@ -232,7 +305,7 @@ $(BUILD)/common/test_main.o: common/test_main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
 COMMON_OBJ := $(BUILD)/common/l2_flush.o
 $(BUILD)/common/%.o: common/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D); echo "  NVCC  $<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -c $< -o $@
 
 # Host tests of common/ itself.
 $(BUILD)/common/tests.o: common/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
@@ -240,7 +313,7 @@ $(BUILD)/common/tests.o: common/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
 	$(Q)$(CXX) $(CXXFLAGS) -c $< -o $@
 $(BUILD)/common/tests: $(BUILD)/common/tests.o $(BUILD)/common/test_main.o $(COMMON_OBJ)
 	@mkdir -p $(@D); echo "  LINK  $@"
-	$(Q)$(NVCC) $(LDFLAGS) $^ -o $@
+	$(Q)$(NVCC_CMD) $(LDFLAGS) $^ -o $@
 # The host tool of make profile-NN: ncu's CSV -> one table (common/profile_table.h).
 PROFILE_TOOL := $(BUILD)/common/profile_table
 $(BUILD)/common/profile_table.o: common/profile_table.cpp $(FLAGS_STAMP)
@@ -250,6 +323,8 @@ $(PROFILE_TOOL): $(BUILD)/common/profile_table.o
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(CXX) $^ -o $@
 ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL)
+SANITIZE_SPECS :=
+SANITIZE_BINARIES :=
 KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o $(BUILD)/common/profile_table.o
 
 $(foreach e,$(EXERCISES),$(eval $(call LOAD_SETTINGS,$(e),$(firstword $(subst _, ,$(e))))))
@@ -295,13 +370,15 @@ check:
 status:
 	@bash common/status.sh $(EXERCISES)
 
+# Every solution's runs in one parallel batch (common/sanitize.sh), once everything is built.
 sanitize:
-	@bash common/sanitize.sh --need-gpu || exit 2; \
-	  failed=0; for n in $(numbers); do $(MAKE) --no-print-directory sanitize-$$n || failed=1; done; \
-	  if [ $$failed = 0 ]; then echo "sanitize: every solution is clean"; else echo "sanitize: FAILED (see above)"; exit 1; fi
+	@bash common/sanitize.sh --need-gpu || exit 2
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SANITIZE_BINARIES)
+	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $(SANITIZE_SPECS)
 
 doctor:
-	@NVCC="$(NVCC)" ARCH="$(ARCH)" ARCH_FLAGS="$(ARCH_FLAGS)" DEPS="$(DEPS)" bash common/doctor.sh
+	@NVCC=$(call shell_quote,$(NVCC)) ARCH=$(call shell_quote,$(ARCH)) ARCH_FLAGS=$(call shell_quote,$(ARCH_FLAGS)) \
+	  DEPS=$(call shell_quote,$(DEPS)) bash common/doctor.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
     const float a = (float)p.real("--a", 2.5, -1e30, 1e30);
     const int block = p.integer("--block", 256, 1, 1024);
     p.not_with_bench({"--n", "--a"});
+    p.only_for_kernels("--block", {"many_blocks", "grid_stride", "vectorized"});  // one_block: one block of n
     p.finish();
     // Host: the input, its double-precision reference, the output downloaded; then the copies' pinned
     // buffer. GPU: input and output.

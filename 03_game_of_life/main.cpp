@@ -7,6 +7,7 @@
 
 #include "game_of_life.h"
 #include "life_reference.h"
+#include "output_file.h"
 #include "patterns.h"
 #include "pictures.h"
 #include "program.h"
@@ -172,7 +173,7 @@ int main(int argc, char** argv) {
                step_names(kSteps), {}, "the two benchmark tables"});
     const std::string size_text = p.text("--size", "160x120");
     const long long generations = (long long)p.size("--generations", 100, 0, (size_t)1 << 30);
-    const std::string pattern_arg = p.text("--pattern", "");
+    const std::string pattern_arg = p.input_file("--pattern", "", ".rle .cells");
     const std::string at_text = p.text("--at", "");
     const double density = p.real("--density", 0.25, 0.0, 1.0);
     const bool watch = p.flag("--watch");
@@ -183,6 +184,16 @@ int main(int argc, char** argv) {
     int scale = p.integer("--scale", 0, 1, 64);
     p.not_with_bench({"--size", "--generations", "--pattern", "--at", "--density", "--watch", "--fps", "--every",
                       "--frames", "--gif", "--scale"});
+    require_output_file(p, "--gif", gif_path, ".gif");
+    require_output_folder(p, "--frames", frames_dir, ".pgm");
+    p.only_with("--at", {"--pattern"}, "it places the pattern");
+    for (const char* random_only : {"--density", "--seed"})
+        p.not_with(random_only, "--pattern", "it shapes a random start, and the start is the pattern");
+    p.only_with("--fps", {"--watch", "--gif"}, "it paces the live view and the GIF");
+    p.only_with("--every", {"--watch", "--frames", "--gif"}, "it spaces the frames shown or written");
+    p.only_with("--scale", {"--frames", "--gif"}, "it sizes the pictures written");
+    for (const char* file : {"--csv", "--plot"})
+        for (const char* show : {"--watch", "--frames", "--gif"}) p.not_with(file, show, "showing a run prints no table");
     p.finish();
     auto refuse_unless_fine = [&](const char* name, const std::string& why) {
         if (!why.empty()) p.fail(name, why);
@@ -197,20 +208,14 @@ int main(int argc, char** argv) {
     int w = 0, h = 0, x = -1, y = -1;
     refuse_unless_fine("--size", read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h));
     const bool have_pattern = p.given("--pattern");
-    if (p.given("--at") && !have_pattern) p.fail("--at", "places a --pattern; give one");
     if (!at_text.empty()) refuse_unless_fine("--at", read_pair(at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y));
     if (x >= w || y >= h) p.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
-    for (const char* random_only : {"--density", "--seed"})
-        if (have_pattern && p.given(random_only))
-            p.fail(random_only, "--density and --seed make a random start; leave them out with --pattern");
     const bool writes_pictures = !frames_dir.empty() || !gif_path.empty();
     if (scale == 0) scale = default_scale(w, h);
     if (writes_pictures && ((long long)w * scale > kMaxImageSide || (long long)h * scale > kMaxImageSide))
         p.fail(gif_path.empty() ? "--frames" : "--gif",
                strf("a %dx%d lattice at %d pixel(s) per cell is over %d pixels a side; use a smaller --size or "
                     "--scale", w, h, scale, kMaxImageSide));
-    if (!gif_path.empty()) refuse_unless_fine("--gif", why_not_writable_file(gif_path));
-    if (!frames_dir.empty()) refuse_unless_fine("--frames", why_not_writable_folder(frames_dir));
     // Host: the start, the CPU reference and its working copy, the result downloaded (or a frame).
     require_fits_in_host(p, "--size", 3.0 * w * h);
 

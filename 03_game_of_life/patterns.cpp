@@ -4,16 +4,157 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstring>
+#include <deque>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
 #include <sstream>
 #include <system_error>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "game_of_life.h"
 #include "options.h"  // Options::printable: bytes safe to echo
 
 namespace fs = std::filesystem;
+
+// ---- The bytes of a pattern ------------------------------------------------------------------
+// A file's bytes come from a thread that reads chunks into a short queue; get() waits for the
+// next chunk at most stall_seconds. The thread owns the descriptor; when the reader is given up
+// (a stall, or the first bad line), it is told to stop and left to finish on its own.
+struct PatternText::Feed {
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<std::string> chunks;
+    bool eof = false, stop = false;
+    int error = 0;
+};
+
+namespace {
+
+constexpr size_t kChunkBytes = 1 << 16, kQueuedChunks = 4;
+
+void read_chunks(std::shared_ptr<PatternText::Feed> f, int fd) {
+    // Non-blocking, so that a file with nothing to read yet (a device posing as one) is polled
+    // and the thread can stop; a regular file's reads are unaffected.
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    std::string buf;
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(f->m);
+            f->cv.wait(lock, [&] { return f->stop || f->chunks.size() < kQueuedChunks; });
+            if (f->stop) break;
+        }
+        buf.resize(kChunkBytes);
+        const ssize_t got = read(fd, &buf[0], buf.size());
+        if (got > 0) {
+            buf.resize((size_t)got);
+            std::lock_guard<std::mutex> lock(f->m);
+            f->chunks.push_back(std::move(buf));
+            f->cv.notify_all();
+            buf = std::string();
+            continue;
+        }
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0 && errno == EAGAIN) {
+            pollfd pfd{fd, POLLIN, 0};
+            poll(&pfd, 1, 100);
+            continue;
+        }
+        std::lock_guard<std::mutex> lock(f->m);
+        f->error = got < 0 ? errno : 0;
+        f->eof = true;
+        f->cv.notify_all();
+        break;
+    }
+    close(fd);
+}
+
+}  // namespace
+
+PatternText::PatternText(std::string text, std::string source) : buf_(std::move(text)), source_(std::move(source)) {}
+
+PatternText::PatternText(int fd, std::string source, double stall_seconds)
+    : feed_(std::make_shared<Feed>()), source_(std::move(source)), stall_seconds_(stall_seconds) {
+    std::thread(read_chunks, feed_, fd).detach();
+}
+
+PatternText::~PatternText() {
+    if (!feed_) return;
+    std::lock_guard<std::mutex> lock(feed_->m);
+    feed_->stop = true;
+    feed_->cv.notify_all();
+}
+
+int PatternText::refill() {
+    if (!feed_) return -1;
+    std::unique_lock<std::mutex> lock(feed_->m);
+    const auto ready = [&] { return !feed_->chunks.empty() || feed_->eof; };
+    if (!feed_->cv.wait_for(lock, std::chrono::duration<double>(stall_seconds_), ready)) {
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%g", stall_seconds_);
+        throw PatternError("'" + source_ + "': nothing could be read from it for " + secs +
+                           " s (a device posing as a file, or a stalled network folder?)");
+    }
+    if (feed_->chunks.empty()) {
+        if (feed_->error) throw PatternError("'" + source_ + "': cannot be read (" + std::strerror(feed_->error) + ")");
+        return -1;
+    }
+    buf_ = std::move(feed_->chunks.front());
+    feed_->chunks.pop_front();
+    feed_->cv.notify_all();
+    pos_ = 1;
+    return (unsigned char)buf_[0];
+}
+
+int PatternText::read_line(std::string& line, size_t cap) {
+    line.clear();
+    for (bool any = false;; any = true) {
+        if (pos_ == buf_.size()) {
+            if (refill() < 0) return any ? 1 : 0;
+            pos_ = 0;  // refill() handed out the chunk's first byte: take it back
+        }
+        const char* start = buf_.data() + pos_;
+        const size_t n = buf_.size() - pos_;
+        const char* newline = static_cast<const char*>(std::memchr(start, '\n', n));
+        const size_t take = newline ? (size_t)(newline - start) : n;
+        if (line.size() + take > cap) {
+            pos_ += cap - line.size();
+            line.append(start, cap - line.size());
+            return 2;
+        }
+        line.append(start, take);
+        pos_ += take;
+        if (newline) {
+            ++pos_;
+            return 1;
+        }
+    }
+}
+
+void PatternText::skip_line() {
+    for (;;) {
+        if (pos_ == buf_.size()) {
+            if (refill() < 0) return;
+            pos_ = 0;
+        }
+        const char* start = buf_.data() + pos_;
+        const char* newline = static_cast<const char*>(std::memchr(start, '\n', buf_.size() - pos_));
+        if (newline) {
+            pos_ += (size_t)(newline - start) + 1;
+            return;
+        }
+        pos_ = buf_.size();
+    }
+}
 
 namespace {
 
@@ -23,23 +164,20 @@ namespace {
 
 // Text from a file or the command line, safe to echo in one line (a file's path is shown whole).
 std::string shown(const std::string& s) { return Options::printable(s); }
-std::string shown_path(const fs::path& p) { return Options::printable(p.string(), SIZE_MAX); }
+std::string shown_path(const fs::path& p) { return Options::printable(p.string(), Options::kPathChars); }
 // A character for a message, quoted: itself when printable, else \xNN.
 std::string shown(char c) { return "'" + shown(std::string(1, c)) + "'"; }
 
-std::vector<std::string> split_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::string line;
-    const bool bom = text.rfind("\xEF\xBB\xBF", 0) == 0;  // a UTF-8 byte-order mark, as some editors write
-    std::istringstream in(bom ? text.substr(3) : text);
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
-        lines.push_back(line);
-    }
-    return lines;
+// One line of a pattern (PatternText::read_line).
+enum class LineRead { end, line, truncated };
+LineRead read_line(PatternText& in, std::string& line, size_t cap) { return LineRead(in.read_line(line, cap)); }
+void skip_rest_of_line(PatternText& in) { in.skip_line(); }
+// A UTF-8 byte-order mark, as some editors write, before the first line.
+void drop_byte_order_mark(std::string& first_line) {
+    if (first_line.rfind("\xEF\xBB\xBF", 0) == 0) first_line.erase(0, 3);
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }  // \r: files written on Windows
 
 std::string trim(const std::string& s) {
     size_t b = 0, e = s.size();
@@ -55,13 +193,15 @@ std::string lower(std::string s) {
 
 std::string stem_of(const std::string& source) { return fs::path(source).stem().string(); }
 
-// A side length from an RLE header: digits only, 1 .. kMaxSide.
+// A side length from an RLE header: digits only (leading zeros allowed), 1 .. kMaxSide.
 int parse_side(const std::string& source, size_t line, const std::string& key, const std::string& value) {
     if (value.empty() || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
         fail(source, line, key + " = '" + shown(value) + "' is not a whole number");
-    if (value.size() > 7 || std::stol(value) > kMaxSide)
-        fail(source, line, key + " = " + value + " is larger than " + std::to_string(kMaxSide));
-    const int v = std::stoi(value);
+    const size_t first = value.find_first_not_of('0');
+    const std::string digits = first == std::string::npos ? "0" : value.substr(first);
+    if (digits.size() > 7 || std::stol(digits) > kMaxSide)
+        fail(source, line, key + " = " + shown(value) + " is larger than " + std::to_string(kMaxSide));
+    const int v = std::stoi(digits);
     if (v < 1) fail(source, line, key + " must be at least 1 (got " + value + ")");
     return v;
 }
@@ -74,28 +214,39 @@ void check_fits(const Pattern& p, int width, int height) {
                                    " lattice (use a larger --size)");
 }
 
+// The longest header or comment line kept (a longer comment is passed over unread).
+constexpr size_t kMaxHeaderChars = 4096;
+
 }  // namespace
 
-Pattern parse_rle(const std::string& text, const std::string& source, int max_width, int max_height) {
-    const std::vector<std::string> lines = split_lines(text);
+Pattern parse_rle(PatternText& in, int max_width, int max_height) {
     Pattern p;
-    p.source = source;
-    p.name = stem_of(source);
+    p.source = in.source();
+    p.name = stem_of(p.source);
+    const std::string& source = p.source;
 
     // Comment lines (#N is the name, #C, #O and others are ignored) and blank lines, then the header.
-    size_t i = 0;
-    for (; i < lines.size(); ++i) {
-        const std::string t = trim(lines[i]);
-        if (t.empty()) continue;
-        if (t[0] != '#') break;
-        if (t.size() > 1 && t[1] == 'N' && !trim(t.substr(2)).empty()) p.name = trim(t.substr(2));
+    std::string line, header;
+    size_t ln = 0;
+    for (LineRead r; header.empty() && (r = read_line(in, line, kMaxHeaderChars)) != LineRead::end;) {
+        if (++ln == 1) drop_byte_order_mark(line);
+        const std::string t = trim(line);
+        if (!t.empty() && t[0] == '#') {
+            if (t.size() > 1 && t[1] == 'N' && !trim(t.substr(2)).empty()) p.name = shown(trim(t.substr(2)));
+            if (r == LineRead::truncated) skip_rest_of_line(in);
+            continue;
+        }
+        if (r == LineRead::truncated)
+            fail(source, ln, "a line longer than " + std::to_string(kMaxHeaderChars) + " characters where the header " +
+                                 "should be ('x = 3, y = 3, rule = B3/S23')");
+        header = t;
     }
-    if (i == lines.size())
-        fail(source, std::max<size_t>(lines.size(), 1), "no RLE header line such as 'x = 3, y = 3, rule = B3/S23'");
-    const size_t header_line = i + 1;
+    if (header.empty())
+        fail(source, std::max<size_t>(ln, 1), "no RLE header line such as 'x = 3, y = 3, rule = B3/S23'");
+    const size_t header_line = ln;
     bool have_x = false, have_y = false;
     std::string field;
-    std::istringstream fields(trim(lines[i]));
+    std::istringstream fields(header);
     while (std::getline(fields, field, ',')) {
         const size_t eq = field.find('=');
         if (eq == std::string::npos)
@@ -117,81 +268,103 @@ Pattern parse_rle(const std::string& text, const std::string& source, int max_wi
         }
     }
     if (!have_x || !have_y)
-        fail(source, header_line, "the header needs both x and y, e.g. 'x = 3, y = 3, rule = B3/S23' (got '" + shown(trim(lines[i])) + "')");
+        fail(source, header_line, "the header needs both x and y, e.g. 'x = 3, y = 3, rule = B3/S23' (got '" + shown(header) + "')");
     p.line = (int)header_line;
     check_fits(p, max_width, max_height);
     p.cells.assign((size_t)p.width * p.height, 0);
 
-    // The runs: <count><tag>, whitespace and line breaks allowed between runs, not inside one.
+    // The runs, byte by byte: <count><tag>, white space and line breaks between runs, not inside one.
     long long count = -1;  // -1: no count pending
     long long x = 0, y = 0;
-    bool done = false;
-    size_t ln = header_line;
-    for (++i; i < lines.size() && !done; ++i) {
-        ln = i + 1;
-        for (char c : lines[i]) {
-            if (c >= '0' && c <= '9') {
-                count = (count < 0 ? 0 : count) * 10 + (c - '0');
-                if (count > (long long)kMaxSide * kMaxSide)
-                    fail(source, ln, "run count too large (more than " + std::to_string((long long)kMaxSide * kMaxSide) + ")");
-                continue;
-            }
-            if (is_space(c)) {
-                if (count >= 0) fail(source, ln, "run count " + std::to_string(count) + " is not followed by b, o, $ or !");
-                continue;
-            }
-            if (count == 0) fail(source, ln, std::string("run count 0 before ") + shown(c) + " (a count is at least 1)");
-            const long long n = count < 0 ? 1 : count;
-            count = -1;
-            if (c == 'b' || c == 'o') {
-                if (y >= p.height) fail(source, ln, "more rows than the header's y = " + std::to_string(p.height));
-                if (x + n > p.width)
-                    fail(source, ln, "row " + std::to_string(y + 1) + " has " + std::to_string(x + n) +
-                                         " cells, more than the header's x = " + std::to_string(p.width));
-                if (c == 'o')
-                    for (long long k = 0; k < n; ++k) p.cells[(size_t)y * p.width + (size_t)(x + k)] = 1;
-                x += n;
-            } else if (c == '$') {
-                y += n;
-                x = 0;
-            } else if (c == '!') {
-                done = true;  // anything after '!' is free text
-                break;
-            } else {
-                fail(source, ln, "unknown tag " + shown(c) + " (RLE uses b for dead, o for alive, $ for a new row and ! at the end)");
-            }
-        }
-        if (!done && count >= 0) fail(source, ln, "run count " + std::to_string(count) + " at the end of the line is not followed by b, o, $ or !");
-    }
-    if (!done) fail(source, ln, "the pattern does not end with '!' (is the file cut short?)");
-    return p;
-}
-
-Pattern parse_cells(const std::string& text, const std::string& source, int max_width, int max_height) {
-    const std::vector<std::string> lines = split_lines(text);
-    Pattern p;
-    p.source = source;
-    p.name = stem_of(source);
-    std::vector<std::string> rows;
-    for (size_t i = 0; i < lines.size(); ++i) {
-        const std::string& s = lines[i];
-        if (!s.empty() && s[0] == '!') {  // a comment; "!Name: ..." names the pattern
-            if (s.rfind("!Name:", 0) == 0 && !trim(s.substr(6)).empty()) p.name = trim(s.substr(6));
+    size_t at = header_line + 1, last = header_line;  // the line being read; the last that had a byte
+    const auto dangling = [&](const char* where) {
+        fail(source, last, "run count " + std::to_string(count) + where + " is not followed by b, o, $ or !");
+    };
+    for (int b = in.get(); b >= 0; b = in.get()) {
+        const char c = (char)b;
+        if (c == '\n') {
+            if (count >= 0) dangling(" at the end of the line");
+            ++at;
             continue;
         }
-        std::string row = s;
-        while (!row.empty() && is_space(row.back())) row.pop_back();
-        if (rows.empty() && row.empty()) continue;  // blank lines before the first row
-        for (char c : row)
-            if (c != '.' && c != 'O' && c != 'o' && c != '*')
-                fail(source, i + 1, "unexpected character " + shown(c) + ": a .cells row uses '.' for dead and 'O' for alive");
-        if (rows.empty()) p.line = (int)(i + 1);
-        if ((int)row.size() > kMaxSide) fail(source, i + 1, "a row longer than " + std::to_string(kMaxSide) + " cells");
-        rows.push_back(row);
+        last = at;
+        if (c >= '0' && c <= '9') {
+            count = (count < 0 ? 0 : count) * 10 + (c - '0');
+            if (count > (long long)kMaxSide * kMaxSide)
+                fail(source, at, "run count too large (more than " + std::to_string((long long)kMaxSide * kMaxSide) + ")");
+            continue;
+        }
+        if (is_space(c)) {
+            if (count >= 0) dangling("");
+            continue;
+        }
+        if (count == 0) fail(source, at, std::string("run count 0 before ") + shown(c) + " (a count is at least 1)");
+        const long long n = count < 0 ? 1 : count;
+        count = -1;
+        if (c == 'b' || c == 'o') {
+            if (y >= p.height) fail(source, at, "more rows than the header's y = " + std::to_string(p.height));
+            if (x + n > p.width)
+                fail(source, at, "row " + std::to_string(y + 1) + " has " + std::to_string(x + n) +
+                                     " cells, more than the header's x = " + std::to_string(p.width));
+            if (c == 'o')
+                for (long long k = 0; k < n; ++k) p.cells[(size_t)y * p.width + (size_t)(x + k)] = 1;
+            x += n;
+        } else if (c == '$') {
+            y += n;
+            x = 0;
+        } else if (c == '!') {
+            return p;  // anything after '!' is free text, and is not read
+        } else {
+            fail(source, at, "unknown tag " + shown(c) + " (RLE uses b for dead, o for alive, $ for a new row and ! at the end)");
+        }
     }
-    while (!rows.empty() && rows.back().empty()) rows.pop_back();
-    if (rows.empty()) fail(source, std::max<size_t>(lines.size(), 1), "no cells: the file has only comments and blank lines");
-    if ((int)rows.size() > kMaxSide) fail(source, lines.size(), "more than " + std::to_string(kMaxSide) + " rows");
+    if (count >= 0) dangling(" at the end of the line");
+    fail(source, last, "the pattern does not end with '!' (is the file cut short?)");
+}
+
+Pattern parse_cells(PatternText& in, int max_width, int max_height) {
+    Pattern p;
+    p.source = in.source();
+    p.name = stem_of(p.source);
+    const std::string& source = p.source;
+    const std::string lattice = "the " + std::to_string(max_width) + "x" + std::to_string(max_height) + " lattice";
+    // A row is at most max_width cells, then white space: a longer line is refused unread.
+    const size_t cap = (size_t)max_width + 64;
+    std::vector<std::string> rows;
+    size_t blank_rows = 0;  // blank lines since the last row with cells (kept only if one follows)
+    std::string line;
+    size_t ln = 0;
+    for (LineRead r; (r = read_line(in, line, cap)) != LineRead::end;) {
+        if (++ln == 1) drop_byte_order_mark(line);
+        if (!line.empty() && line[0] == '!') {  // a comment; "!Name: ..." names the pattern
+            if (line.rfind("!Name:", 0) == 0 && !trim(line.substr(6)).empty()) p.name = shown(trim(line.substr(6)));
+            if (r == LineRead::truncated) skip_rest_of_line(in);
+            continue;
+        }
+        size_t end = line.size();
+        while (end > 0 && is_space(line[end - 1])) --end;
+        for (size_t i = 0; i < end; ++i)
+            if (line[i] != '.' && line[i] != 'O' && line[i] != 'o' && line[i] != '*')
+                fail(source, ln, "unexpected character " + shown(line[i]) + ": a .cells row uses '.' for dead and 'O' for alive");
+        if (end > (size_t)max_width)
+            fail(source, ln, "a row of more than " + std::to_string(max_width) + " cells: the pattern is wider than " +
+                                 lattice + " (use a larger --size)");
+        if (r == LineRead::truncated)
+            fail(source, ln, "a line longer than " + std::to_string(cap) + " characters (a row of " + lattice +
+                                 " and its trailing spaces)");
+        if (end == 0) {
+            if (!rows.empty()) ++blank_rows;  // blank lines before the first row are not rows
+            continue;
+        }
+        if (rows.size() + blank_rows + 1 > (size_t)max_height)
+            fail(source, ln, "more than " + std::to_string(max_height) + " rows: the pattern is taller than " + lattice +
+                                 " (use a larger --size)");
+        if (rows.empty()) p.line = (int)ln;
+        rows.resize(rows.size() + blank_rows);
+        blank_rows = 0;
+        rows.push_back(line.substr(0, end));
+    }
+    if (rows.empty()) fail(source, std::max<size_t>(ln, 1), "no cells: the file has only comments and blank lines");
     p.height = (int)rows.size();
     for (const auto& r : rows) p.width = std::max(p.width, (int)r.size());
     check_fits(p, max_width, max_height);
@@ -199,6 +372,15 @@ Pattern parse_cells(const std::string& text, const std::string& source, int max_
     for (int y = 0; y < p.height; ++y)
         for (size_t x = 0; x < rows[y].size(); ++x) p.cells[(size_t)y * p.width + x] = rows[y][x] != '.';
     return p;
+}
+
+Pattern parse_rle(const std::string& text, const std::string& source, int max_width, int max_height) {
+    PatternText in(text, source);
+    return parse_rle(in, max_width, max_height);
+}
+Pattern parse_cells(const std::string& text, const std::string& source, int max_width, int max_height) {
+    PatternText in(text, source);
+    return parse_cells(in, max_width, max_height);
 }
 
 std::string patterns_dir() {
@@ -258,37 +440,50 @@ Pattern load_pattern(const std::string& path_or_name, int max_width, int max_hei
                                "); a file's name ends in .rle or .cells");
         }
     }
-    if (!fs::exists(path, ec)) throw PatternError(quoted + ": no such file");
-    if (fs::is_directory(path, ec)) throw PatternError(quoted + ": a folder, not a pattern file");
-    if (!fs::is_regular_file(path, ec)) throw PatternError(quoted + ": not a regular file");
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+        const int e = errno;
+        struct stat link;
+        if (e == ENOENT && lstat(path.c_str(), &link) == 0) throw PatternError(quoted + ": a symbolic link to a file that does not exist");
+        if (e == ENOENT) throw PatternError(quoted + ": no such file");
+        if (e == EACCES) throw PatternError(quoted + ": cannot be reached: a folder on the way does not let you in");
+        if (e == ELOOP) throw PatternError(quoted + ": cannot be reached: a loop of symbolic links");
+        if (e == ENOTDIR) throw PatternError(quoted + ": cannot be reached: a part of the path is a file, not a folder");
+        throw PatternError(quoted + ": cannot be reached (" + std::strerror(e) + ")");
+    }
+    if (S_ISDIR(st.st_mode)) throw PatternError(quoted + ": a folder, not a pattern file");
+    if (!S_ISREG(st.st_mode)) throw PatternError(quoted + ": not a regular file (a device, a pipe or a socket)");
     const std::string ext = lower(path.extension().string());
     if (ext != ".rle" && ext != ".cells")
         throw PatternError(quoted + ": unknown pattern format '" + shown(path.extension().string()) + "' (use a .rle or .cells file)");
     // A .cells file of the largest pattern that fits has a byte per cell and a line break per row.
-    const uintmax_t bytes = fs::file_size(path, ec);
-    if (!ec && (double)bytes > ((double)max_width + 2) * max_height + (1 << 20))
-        throw PatternError(quoted + ": " + std::to_string(bytes / 1000000) + " MB, more than a pattern for a " +
+    const double bytes = (double)st.st_size;
+    if (bytes > ((double)max_width + 2) * max_height + (1 << 20))
+        throw PatternError(quoted + ": " + std::to_string((long long)(bytes / 1e6)) + " MB, more than a pattern for a " +
                            std::to_string(max_width) + "x" + std::to_string(max_height) + " lattice can need");
-    std::ifstream in(path, std::ios::binary);
-    if (!in.is_open()) throw PatternError(quoted + ": cannot be opened");
-    std::ostringstream text;
-    if (in.peek() != std::ifstream::traits_type::eof()) text << in.rdbuf();
-    const std::string source = shown_path(path);
-    return ext == ".rle" ? parse_rle(text.str(), source, max_width, max_height)
-                         : parse_cells(text.str(), source, max_width, max_height);
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // O_NONBLOCK: an open that would wait
+    if (fd < 0) {
+        const int e = errno;
+        throw PatternError(quoted + ": cannot be read (" + (e == EACCES ? std::string("permission denied") : std::strerror(e)) + ")");
+    }
+    PatternText in(fd, shown_path(path));
+    return ext == ".rle" ? parse_rle(in, max_width, max_height) : parse_cells(in, max_width, max_height);
 }
 
 std::vector<uint8_t> place_pattern(const Pattern& p, int width, int height, int x, int y) {
     check_fits(p, width, height);
     if (x < 0) x = (width - p.width) / 2;
     if (y < 0) y = (height - p.height) / 2;
+    x %= width, y %= height;
     std::vector<uint8_t> cells((size_t)width * height, 0);
-    for (int py = 0; py < p.height; ++py)
-        for (int px = 0; px < p.width; ++px)
-            if (p.alive(px, py)) {
-                const int cx = (int)(((long long)x + px) % width), cy = (int)(((long long)y + py) % height);
-                cells[(size_t)cy * width + cx] = 1;
-            }
+    // Each row of the pattern lands in one row of the lattice, in at most two pieces (it may wrap).
+    const int first = std::min(p.width, width - x);  // cells before the right edge
+    for (int py = 0; py < p.height; ++py) {
+        const uint8_t* from = p.cells.data() + (size_t)py * p.width;
+        uint8_t* row = cells.data() + (size_t)((y + py) % height) * width;
+        std::copy(from, from + first, row + x);
+        std::copy(from + first, from + p.width, row);
+    }
     return cells;
 }
 

@@ -12,11 +12,16 @@
 //            OOO
 // A UTF-8 byte-order mark at the start of a file is skipped. Every problem is a PatternError
 // whose message is "file:line: what is wrong", one line, with control and non-ASCII bytes shown
-// as \xNN. A pattern is checked against the lattice it is for (max_width x max_height) as soon
-// as its size is known, before its cells are stored: a short file cannot ask for gigabytes.
+// as \xNN. A file is read and checked as it streams in, line by line, and the first bad line
+// stops it: nothing is kept but the rows, a pattern is checked against the lattice it is for
+// (max_width x max_height) as soon as its size is known, and no line is held beyond what a row
+// of that lattice can need. So a short file cannot ask for gigabytes, a large junk file is
+// refused at its first line, and a file whose reads never return (a device posing as a file, a
+// stalled network folder) is given up after kPatternStallSeconds without a byte.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,7 +41,37 @@ struct Pattern {
     bool alive(int x, int y) const { return cells[(size_t)y * width + x] != 0; }
 };
 
-// Parse the text of a file; `source` names it in error messages.
+// The bytes of a pattern, one at a time: a string (the tests), or an open file read by a helper
+// thread, so that a read that blocks forever cannot hang the program: get() gives up with a
+// PatternError when no byte has come for `stall_seconds`.
+constexpr double kPatternStallSeconds = 5;
+class PatternText {
+public:
+    PatternText(std::string text, std::string source);
+    // Takes the open file descriptor `fd` (closed when done); `source` names it in messages.
+    PatternText(int fd, std::string source, double stall_seconds = kPatternStallSeconds);
+    ~PatternText();
+    PatternText(const PatternText&) = delete;
+    PatternText& operator=(const PatternText&) = delete;
+    int get() { return pos_ < buf_.size() ? (unsigned char)buf_[pos_++] : refill(); }  // -1 at the end
+    // One line (without its '\n') into `line`, at most `cap` bytes of it. Returns 0 at the end of
+    // the text, 1 for a line, 2 for a line longer than `cap` (its rest left unread: skip_line()).
+    int read_line(std::string& line, size_t cap);
+    void skip_line();
+    const std::string& source() const { return source_; }
+    struct Feed;  // the queue between the reading thread and get() (patterns.cpp)
+
+private:
+    int refill();
+    std::shared_ptr<Feed> feed_;  // shared with the reading thread, which may outlive this
+    std::string buf_, source_;
+    size_t pos_ = 0;
+    double stall_seconds_ = 0;
+};
+
+// Parse a pattern; `source` names it in error messages.
+Pattern parse_rle(PatternText& in, int max_width = kMaxSide, int max_height = kMaxSide);
+Pattern parse_cells(PatternText& in, int max_width = kMaxSide, int max_height = kMaxSide);
 Pattern parse_rle(const std::string& text, const std::string& source, int max_width = kMaxSide,
                   int max_height = kMaxSide);
 Pattern parse_cells(const std::string& text, const std::string& source, int max_width = kMaxSide,

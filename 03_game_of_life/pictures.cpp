@@ -39,51 +39,7 @@ std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int h
 // ---- Pictures --------------------------------------------------------------------------------
 int default_scale(int width, int height) { return std::max(1, std::min(8, 512 / std::max(width, height))); }
 
-static std::string quoted(const std::string& path) { return "'" + Options::printable(path, SIZE_MAX) + "'"; }
-static std::string parent_of(const std::string& path) {
-    const size_t slash = path.find_last_of('/', path.find_last_not_of('/'));
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-static bool is_folder(const std::string& path) {
-    struct stat st;
-    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string why_not_writable_file(const std::string& path) {
-    struct stat st;
-    if (stat(path.c_str(), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return quoted(path) + " is a folder; give a file name such as life.gif";
-        if (!S_ISREG(st.st_mode)) return quoted(path) + " is not a regular file";
-        const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK);  // no O_TRUNC: left as it is
-        if (fd < 0) return quoted(path) + " cannot be written (" + std::strerror(errno) + ")";
-        close(fd);
-        return "";
-    }
-    if (!is_folder(parent_of(path))) return "the folder " + quoted(parent_of(path)) + " does not exist";
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) return quoted(path) + " cannot be created (" + std::strerror(errno) + ")";
-    close(fd);
-    unlink(path.c_str());
-    return "";
-}
-
-std::string why_not_writable_folder(const std::string& dir) {
-    struct stat st;
-    if (stat(dir.c_str(), &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) return quoted(dir) + " is a file, not a folder";
-        std::string probe = dir + "/.life_probe_XXXXXX";
-        const int fd = mkstemp(&probe[0]);
-        if (fd < 0) return "cannot write into " + quoted(dir) + " (" + std::strerror(errno) + ")";
-        close(fd);
-        unlink(probe.c_str());
-        return "";
-    }
-    if (!is_folder(parent_of(dir)))
-        return "the folder " + quoted(parent_of(dir)) + " does not exist (only the last folder of the path is made)";
-    if (mkdir(dir.c_str(), 0755) != 0) return "cannot make the folder " + quoted(dir) + " (" + std::strerror(errno) + ")";
-    rmdir(dir.c_str());
-    return "";
-}
+static std::string quoted(const std::string& path) { return "'" + Options::printable(path, Options::kPathChars) + "'"; }
 
 void write_pgm(const std::string& path, const uint8_t* cells, int width, int height, int scale) {
     std::ofstream out(path, std::ios::binary);

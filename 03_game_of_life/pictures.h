@@ -19,13 +19,7 @@ constexpr int kMaxImageSide = 8192;
 // Pixels per cell so that the longer side is about 512 pixels (1 to 8).
 int default_scale(int width, int height);
 
-// Checked before the run, so that a path that cannot work is refused at once: "" when pictures
-// can be written there, else why not (one phrase). Nothing is left behind: a file or folder
-// made to find out is removed again.
-// --gif: a regular file that can be written, or one that can be created.
-std::string why_not_writable_file(const std::string& path);
-// --frames: an existing folder that takes new files, or one that can be made (its parent must exist).
-std::string why_not_writable_folder(const std::string& dir);
+// --gif and --frames are checked before the run by common/output_file.h (require_output_file).
 
 // A binary PGM (P5): live cells white, dead cells black. Throws std::runtime_error("path: why").
 void write_pgm(const std::string& path, const uint8_t* cells, int width, int height, int scale);

@@ -2,19 +2,25 @@
 // then each step's own, named "step N kernel: ..."; host tests of the CPU reference, the pattern
 // readers, the options' parsing and the pictures.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include <gif_lib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "game_of_life.h"
 #include "life_reference.h"
@@ -359,6 +365,29 @@ TEST_CASE("host: random lattices are seeded and have about the density asked for
 }
 
 // ---- host: pattern files ----------------------------------------------------------------------------------
+// One private folder per run of the tests, made with mkdtemp and removed at exit: two runs at
+// once (or a folder left by another user) never meet. Each case works in a subfolder of it.
+static std::filesystem::path scratch(const std::string& name) {
+    struct Folder {
+        std::filesystem::path path;
+        Folder() {
+            std::string pattern = (std::filesystem::temp_directory_path() / "life_tests_XXXXXX").string();
+            REQUIRE(mkdtemp(&pattern[0]) != nullptr);
+            path = pattern;
+        }
+        ~Folder() {
+            std::error_code ec;
+            std::filesystem::permissions(path, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+            std::filesystem::remove_all(path, ec);
+        }
+    };
+    static Folder folder;
+    const std::filesystem::path dir = folder.path / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
 static std::string rle_error(const std::string& text) {
     try {
         parse_rle(text, "bad.rle");
@@ -474,7 +503,7 @@ TEST_CASE("host: the shipped patterns are found and have their well-known shapes
 TEST_CASE("host: loading: unknown names and formats, and errors that carry the file's name") {
     CHECK_THROWS_WITH(load_pattern("no_such_pattern"),
                       doctest::Contains("'no_such_pattern': no shipped pattern of that name (shipped: acorn,"));
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_pattern";
+    const std::filesystem::path tmp = scratch("pattern");
     std::filesystem::create_directories(tmp);
     {
         std::ofstream(tmp / "x.txt") << "OOO\n";
@@ -506,15 +535,98 @@ TEST_CASE("host: a pattern is checked against the lattice before its cells are s
     CHECK_THROWS_WITH(parse_rle("x = 100000, y = 100000\n!\n", "huge.rle", 64, 64),
                       "huge.rle:1: the pattern is 100000x100000 cells, larger than the 64x64 lattice (use a larger --size)");
     CHECK_THROWS_WITH(parse_cells("O\n.....O\n", "wide.cells", 4, 10),
-                      "wide.cells:1: the pattern is 6x2 cells, larger than the 4x10 lattice (use a larger --size)");
+                      "wide.cells:2: a row of more than 4 cells: the pattern is wider than the 4x10 lattice (use a larger --size)");
+    CHECK_THROWS_WITH(parse_cells("O\n\n\nO\n", "tall.cells", 4, 3),
+                      "tall.cells:4: more than 3 rows: the pattern is taller than the 4x3 lattice (use a larger --size)");
+    CHECK(parse_cells("O\n\nO\n\n\n\n\n", "t.cells", 4, 3).height == 3);  // blank lines after the last row are no rows
     CHECK(parse_rle("x = 3, y = 3\nbo$2bo$3o!", "g.rle", 3, 3).cells == cells_pattern(kGlider).cells);
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_big";
+    const std::filesystem::path tmp = scratch("big");
     std::filesystem::create_directories(tmp);
     std::ofstream(tmp / "big.cells") << std::string(2 << 20, '!') << "\nO\n";  // 2 MB of comment
     CHECK_THROWS_WITH(load_pattern((tmp / "big.cells").string(), 8, 8),
                       doctest::Contains("big.cells': 2 MB, more than a pattern for a 8x8 lattice can need"));
     CHECK(load_pattern((tmp / "big.cells").string(), 2000, 2000).width == 1);
     std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("host: a pattern file is read as it streams in: junk stops at its first line, long comments are passed over") {
+    const std::filesystem::path tmp = scratch("stream");
+    // 20 MB of NUL bytes, one "line": refused at its first bytes, long before it is read whole.
+    for (const char* name : {"junk.cells", "junk.rle"}) {
+        std::ofstream(tmp / name, std::ios::binary) << std::string(20 << 20, '\0');
+        const std::clock_t start = std::clock();  // CPU time, all threads: steady on a busy machine
+        CHECK_THROWS_WITH(load_pattern((tmp / name).string(), 20000, 20000), doctest::Contains(":1: "));
+        CHECK((double)(std::clock() - start) / CLOCKS_PER_SEC < 0.5);
+    }
+    // A comment line longer than any header or row is passed over, not kept.
+    std::ofstream(tmp / "long.rle") << "#C " << std::string(3 << 20, 'c') << "\nx = 1, y = 1\no!\n";
+    CHECK(load_pattern((tmp / "long.rle").string(), 2000, 2000).cells == std::vector<uint8_t>{1});
+    CHECK_THROWS_WITH(parse_rle(std::string(5000, ' ') + "x\nx = 1, y = 1\no!\n", "wide.rle"),
+                      doctest::Contains("wide.rle:1: a line longer than 4096 characters where the header should be"));
+    CHECK_THROWS_WITH(parse_cells(std::string(100, '.') + "\n", "wide.cells", 10, 10),
+                      doctest::Contains("wide.cells:1: a row of more than 10 cells"));
+    CHECK_THROWS_WITH(parse_cells(".O" + std::string(100, ' ') + "\n", "spaces.cells", 10, 10),
+                      "spaces.cells:1: a line longer than 74 characters (a row of the 10x10 lattice and its trailing spaces)");
+    // Leading zeros are still the number.
+    CHECK(parse_rle("x = 00000003, y = 0001\n3o!", "zeros.rle").width == 3);
+    CHECK(rle_error("x = 00000000000000000000524289, y = 1\n!") == "bad.rle:1: x = 00000000000000000000524289 is larger than 524288");
+}
+
+TEST_CASE("host: a pattern whose bytes never come is given up after the reader's deadline") {
+    // The stand-in: a pipe whose writing end stays open and silent, as a device posing as a file
+    // (or a stalled network folder) would.
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    const auto start = std::chrono::steady_clock::now();
+    {
+        PatternText in(fds[0], "stalled.rle", 0.3);
+        CHECK_THROWS_WITH(parse_rle(in), "'stalled.rle': nothing could be read from it for 0.3 s (a device posing as a "
+                                         "file, or a stalled network folder?)");
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(waited >= 0.3);
+    CHECK(waited < 30);  // it gave up (generously: a loaded machine may be slow to wake it)
+    close(fds[1]);
+    // Bytes that come slowly but keep coming are read.
+    REQUIRE(pipe(fds) == 0);
+    std::thread writer([w = fds[1]] {
+        for (const char* part : {"x = 3, y = 3\n", "bo$2bo$", "3o!\n"}) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (write(w, part, std::strlen(part)) < 0) break;
+        }
+        close(w);
+    });
+    PatternText slow(fds[0], "slow.rle", 2);
+    CHECK(parse_rle(slow).cells == cells_pattern(kGlider).cells);
+    writer.join();
+}
+
+TEST_CASE("host: a pattern path that cannot be read says why: loops, files on the way, pipes, links to nothing") {
+    namespace fs = std::filesystem;
+    const fs::path tmp = scratch("paths");
+    fs::create_symlink("b.rle", tmp / "a.rle");
+    fs::create_symlink("a.rle", tmp / "b.rle");
+    CHECK_THROWS_WITH(load_pattern((tmp / "a.rle").string()), doctest::Contains("a.rle': cannot be reached: a loop of symbolic links"));
+    std::ofstream(tmp / "file") << "x";
+    CHECK_THROWS_WITH(load_pattern((tmp / "file/x.rle").string()),
+                      doctest::Contains("x.rle': cannot be reached: a part of the path is a file, not a folder"));
+    fs::create_symlink("gone.rle", tmp / "dangling.rle");
+    CHECK_THROWS_WITH(load_pattern((tmp / "dangling.rle").string()), doctest::Contains("dangling.rle': a symbolic link to a file that does not exist"));
+    REQUIRE(mkfifo((tmp / "pipe.rle").c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(load_pattern((tmp / "pipe.rle").string()), doctest::Contains("pipe.rle': not a regular file"));
+    fs::create_symlink("/dev/zero", tmp / "zero.cells");
+    CHECK_THROWS_WITH(load_pattern((tmp / "zero.cells").string()), doctest::Contains("zero.cells': not a regular file"));
+    // A folder that does not let you in (as root every folder does: make check's bad-input suite
+    // tries this one as another user).
+    fs::create_directories(tmp / "closed");
+    std::ofstream(tmp / "closed" / "g.rle") << "x = 1, y = 1\no!\n";
+    fs::permissions(tmp / "closed", fs::perms::none);
+    if (geteuid() != 0)
+        CHECK_THROWS_WITH(load_pattern((tmp / "closed" / "g.rle").string()),
+                          doctest::Contains("g.rle': cannot be reached: a folder on the way does not let you in"));
+    fs::permissions(tmp / "closed", fs::perms::owner_all);
+    // A name from the file is echoed escaped, like every byte from it.
+    CHECK(parse_rle("#N bad\x1b[2Jname\nx = 1, y = 1\no!", "n.rle").name == "bad\\x1B[2Jname");
 }
 
 TEST_CASE("host: bytes from a pattern file are echoed escaped; a byte-order mark at the start is skipped") {
@@ -538,7 +650,7 @@ TEST_CASE("host: --pattern P is a file when it has a '/' or ends in .rle or .cel
     CHECK(names_a_file("GUN.CELLS"));
     CHECK(names_a_file("/tmp/x"));
     // A folder (or a file) called "glider" in the current directory does not hide the shipped one.
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_cwd";
+    const std::filesystem::path tmp = scratch("cwd");
     std::filesystem::create_directories(tmp / "glider");
     std::ofstream(tmp / "toad") << "OOO\n";
     const std::filesystem::path was = std::filesystem::current_path();
@@ -582,7 +694,7 @@ TEST_CASE("host: half blocks: two cells, one above the other, in each character"
 }
 
 TEST_CASE("host: PGM and GIF files come out right (the GIF read back with giflib)") {
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "life_tests_pictures";
+    const std::filesystem::path tmp = scratch("pictures");
     std::filesystem::create_directories(tmp);
     const std::vector<uint8_t> a = {1, 0, 0, 1, 1, 0}, b = {0, 0, 0, 1, 1, 1};
     const std::string pgm = (tmp / "f.pgm").string();
@@ -629,9 +741,7 @@ TEST_CASE("host: PGM and GIF files come out right (the GIF read back with giflib
 
 TEST_CASE("host: the pictures of a run: a GIF and numbered PGM frames in a folder made for them") {
     namespace fs = std::filesystem;
-    const fs::path tmp = fs::temp_directory_path() / "life_tests_run_pictures";
-    fs::remove_all(tmp);
-    fs::create_directories(tmp);
+    const fs::path tmp = scratch("run_pictures");
     const std::vector<uint8_t> cells = {1, 0, 0, 1, 1, 0};
     {
         RunPictures pictures((tmp / "run.gif").string(), (tmp / "frames").string(), 3, 2, 2, 25);
@@ -652,29 +762,5 @@ TEST_CASE("host: the pictures of a run: a GIF and numbered PGM frames in a folde
     CHECK(gcb.DelayTime == 4);  // 25 frames a second: 4 hundredths of a second each
     DGifCloseFile(g, &error);
     CHECK_FALSE(RunPictures("", "", 3, 2, 1, 10).wanted());
-    fs::remove_all(tmp);
-}
-
-TEST_CASE("host: --gif and --frames paths are checked before the run, and the check leaves nothing behind") {
-    namespace fs = std::filesystem;
-    const fs::path tmp = fs::temp_directory_path() / "life_tests_paths";
-    fs::create_directories(tmp / "folder");
-    std::ofstream(tmp / "old.gif") << "old";
-    const std::string t = tmp.string();
-    CHECK(why_not_writable_file(t + "/new.gif") == "");
-    CHECK_FALSE(fs::exists(tmp / "new.gif"));
-    CHECK(why_not_writable_file(t + "/old.gif") == "");
-    CHECK(fs::file_size(tmp / "old.gif") == 3);  // not truncated by the check
-    CHECK(why_not_writable_file(t + "/folder") == "'" + t + "/folder' is a folder; give a file name such as life.gif");
-    CHECK(why_not_writable_file(t + "/no/x.gif") == "the folder '" + t + "/no' does not exist");
-    CHECK(why_not_writable_file("/proc/x.gif").find("cannot be created") != std::string::npos);
-    CHECK(why_not_writable_folder(t + "/folder") == "");
-    CHECK(fs::is_empty(tmp / "folder"));
-    CHECK(why_not_writable_folder(t + "/frames/") == "");
-    CHECK_FALSE(fs::exists(tmp / "frames"));
-    CHECK(why_not_writable_folder(t + "/old.gif") == "'" + t + "/old.gif' is a file, not a folder");
-    CHECK(why_not_writable_folder(t + "/no/frames") ==
-          "the folder '" + t + "/no' does not exist (only the last folder of the path is made)");
-    CHECK(why_not_writable_folder("/proc/frames").find("cannot make the folder") != std::string::npos);
     fs::remove_all(tmp);
 }

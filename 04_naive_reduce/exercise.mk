@@ -1,11 +1,4 @@
-# 04_naive_reduce: build settings read by the top Makefile (every line optional).
-#   LIBS           extra link flags
-#   BASELINES      library baselines linked in from common/baselines/
-#   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
-#   SANITIZE_DEMO  options of a deliberately racy demo that racecheck must catch
-#   PROFILE_ARGS     program options of a representative size for make profile-NN
-#   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
-#   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
+# 04_naive_reduce: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
 SANITIZE_ARGS := --n 100003
 BASELINES     := cub_sum
 

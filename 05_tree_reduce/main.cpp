@@ -82,12 +82,14 @@ int main(int argc, char** argv) {
     const int block = p.integer("--block", 256, 32, 1024);
     const bool demo = p.flag("--volatile-demo");
     p.not_with_bench({"--n", "--volatile-demo"});
+    p.only_for_kernels("--block", step_names(kSteps));  // CUB picks its own
+    p.not_with("--kernel", "--volatile-demo", "the demo runs no step");
+    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--volatile-demo", "the demo prints no table");
     p.finish();
     if (!valid_block_size(block))
         p.fail("--block", "must be a power of two: 32, 64, 128, 256, 512 or 1024 (got " + std::to_string(block) + ")");
     if (demo && block < 64) p.fail("--block", "the old volatile tail needs at least 64 threads per block");
     if (demo && n == 0) p.fail("--n", "the demonstration needs at least one element");
-    if (demo && p.given("--kernel")) p.fail("--kernel", "--volatile-demo runs no step; drop one of the two");
 
     if (p.bench) {
         // 2^28 floats: the input, the copy test's two buffers, scratch; host: input and its copy.

@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
     const size_t addresses = p.size("--addresses", 1, 1, (size_t)1 << 24);
     const size_t cas_n = p.size("--cas-n", std::min<size_t>(n, (size_t)1 << 14), 1, (size_t)1 << 20);
     p.not_with_bench({"--n", "--addresses", "--cas-n"});
+    p.only_for_kernels("--addresses", {"contention"});
+    p.only_for_kernels("--cas-n", {"cas_add"});
     p.finish();
     if (!is_power_of_two(addresses)) p.fail("--addresses", strf("must be a power of two (got %zu)", addresses));
     if (cas_n > n)

@@ -119,10 +119,10 @@ int main(int argc, char** argv) {
     const size_t n = p.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const bool racy = p.flag("--racy-demo");
     p.not_with_bench({"--n", "--racy-demo"});
+    p.not_with("--kernel", "--racy-demo", "the demo runs no step");
+    p.not_with("--n", "--racy-demo", "the demo always scans 1024 elements, one block");
+    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--racy-demo", "the demo prints no table");
     p.finish();
-    if (racy && p.given("--kernel")) p.fail("--kernel", "--racy-demo runs no step; drop one of the two");
-    if (racy && p.given("--n"))
-        p.fail("--n", "--racy-demo always scans 1024 elements (one block); drop one of the two");
 
     if (racy) {
         require_gpu(p.program().c_str());

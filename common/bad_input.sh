@@ -1,305 +1,486 @@
 #!/usr/bin/env bash
 # bad_input.sh (run by `make check`, GPU or not): what a new or careless user might type, and
-# what the course promises for it: exit code 2 and ONE line that names the option (or setting)
-# and the problem, within 5 seconds and under a memory cap, before any GPU work. Nothing here
-# needs a GPU: every case must be refused before the program looks for one.
+# what the course promises for it: exit code 2 and ONE printable line (control bytes escaped, at
+# most 1000 characters) that names the option (or setting) and the problem, before any GPU work.
 #
-#   bash common/bad_input.sh            all cases; ends with "bad input: N passed, N failed"
+#   bash common/bad_input.sh            every case; per folder "N cases, N passed", then the total
 #   VERBOSE=1 bash common/bad_input.sh  also lists every case that passes
 #
-# Cases are generated from a small table of each program's options and their kinds, plus
-# hand-written cases (files, make settings). Programs are the solutions' (build/NN_x/solution/).
+# The cases are built, kind by kind, for every exercise folder found (NN_name/), from what its
+# program says it reads (PROGRAM --list-options: each option's kind, range or choices, and the
+# options that cannot affect a run), from the test program every folder has, and from make's
+# settings; a folder may add kinds that need its own knowledge in NN_name/bad_input_cases.sh.
+# A folder whose program cannot list its options fails. Programs are the solutions' (make all).
+#
+# Limits, and what they are about: the program's own CPU time (ulimit -t, 10 s: a refusal is
+# quick) and its memory (ulimit -v, 2 GB: an allocation made before the check fails the case).
+# Neither depends on how busy the machine is; a wall-clock guard of 120 s catches only a hang.
 set -u
 cd "$(dirname "$0")/.."
+# No case may reach GPU work, on any machine: CUDA is shown no device at all, so a value that
+# slips through the checks meets "no usable GPU" (still one line) instead of a run.
+export REQUIRE_GPU=0 LC_ALL=C CUDA_VISIBLE_DEVICES=
+tmp=$(mktemp -d)
+chmod 755 "$tmp"  # the cases run as another user reach into it
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cpu_s=10 memory_kb=2000000 guard_s=120
+
+declare -A ran=() ok=() seen=()
+groups=()
+group=""
 passed=0 failed=0
 failures=()
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export REQUIRE_GPU=0
+in_group() {  # name: the cases that follow are counted under it
+  group=$1
+  [ -n "${seen[$group]:-}" ] || groups+=("$group")
+  seen[$group]=1
+  ran[$group]=${ran[$group]:-0} ok[$group]=${ok[$group]:-0}
+}
+pass() {
+  passed=$((passed + 1)) ran[$group]=$((ran[$group] + 1)) ok[$group]=$((ok[$group] + 1))
+  [ -n "${VERBOSE:-}" ] && echo "ok   [$group] $1"
+  return 0
+}
+fail() {
+  failed=$((failed + 1)) ran[$group]=$((ran[$group] + 1))
+  failures+=("[$group] $1")
+}
 
-# One case: expect PROGRAM ARGS... to exit 2 with one line containing NEEDLE.
-# The memory cap (2 GB of address space) turns an allocation made before the check into a crash.
-expect() {  # needle, program, args...
-  local needle=$1 program=$2
-  shift 2
-  local out rc lines
-  out=$( (ulimit -v 2000000; timeout -k 1 5 "$program" "$@") 2>&1)
-  rc=$?
+# Does OUT satisfy NEEDLE? Alternatives " || ", each of parts " && "; a part "!text" must not appear.
+matches() {  # needle, out
+  local alt part rest
+  rest=$1
+  while :; do
+    alt=${rest%% || *}
+    local all=1 parts=$alt
+    while :; do
+      part=${parts%% && *}
+      if [ "${part:0:1}" = '!' ]; then
+        grep -qF -- "${part:1}" <<<"$2" && all=0
+      else
+        grep -qF -- "$part" <<<"$2" || all=0
+      fi
+      [ "$parts" = "$part" ] && break
+      parts=${parts#* && }
+    done
+    [ $all = 1 ] && return 0
+    [ "$rest" = "$alt" ] && return 1
+    rest=${rest#* || }
+  done
+}
+# The promise for one output: exit 2, one line, printable, short, and the needle.
+judge() {  # what, needle, rc, out
+  local what=$1 needle=$2 rc=$3 out=$4 lines why=""
   lines=$(printf '%s' "$out" | grep -c '')
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$needle" <<<"$out"; then
-    passed=$((passed + 1))
-    [ -n "${VERBOSE:-}" ] && echo "ok   $(basename "$program") $* -> $out"
+  if [ "$rc" -ne 2 ]; then
+    why="exit $rc"
+    [ "$rc" -eq 152 ] || [ "$rc" -eq 137 ] && why+=" (over ${cpu_s} s of CPU time, or killed)"
+    [ "$rc" -eq 124 ] && why+=" (still running after ${guard_s} s: a hang)"
+  elif [ "$lines" -ne 1 ]; then
+    why="$lines lines"
+  elif LC_ALL=C grep -q '[^ -~]' <<<"$out"; then
+    why="bytes that are not printable"
+  elif [ "${#out}" -gt 1000 ]; then
+    why="a line of ${#out} characters"
+  elif ! matches "$needle" "$out"; then
+    why="wanted '$needle'"
+  fi
+  if [ -z "$why" ]; then
+    pass "$what -> $out"
   else
-    failed=$((failed + 1))
-    failures+=("$(basename "$program") $(printf '%q ' "$@")-> exit $rc, $lines line(s), wanted '$needle': $(head -c 300 <<<"$out" | tr '\n' '|')")
+    fail "$what -> $why: $(head -c 300 <<<"$out" | LC_ALL=C tr -c '\n -~' '?' | tr '\n' '|')"
   fi
 }
-# A make setting: make's own error format, one line, exit 2, before anything is built.
-# With a program to run (expect_make_run), make frames the program's line with its own.
+shown() { local s; s=$(printf '%q ' "$@"); printf '%s' "${s:0:200}"; }
+# One case: PROGRAM ARGS... must keep the promise with NEEDLE in its line.
+expect() {  # needle, program, args...
+  local needle=$1 program=$2 out rc
+  shift 2
+  out=$( (ulimit -t $cpu_s -v $memory_kb; exec timeout -k 2 $guard_s "$program" "$@") 2>&1 </dev/null)
+  rc=$?
+  judge "$(basename "$program") $(shown "$@")" "$needle" "$rc" "$out"
+}
+# The same, as an ordinary user (as root, every folder can be entered and every file read).
+as_user() {
+  if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; else "$@"; fi
+}
+can_be_user() { [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null 2>&1; }
+expect_as_user() {  # needle, program, args...
+  local needle=$1 program=$2 out rc
+  shift 2
+  out=$( (ulimit -t $cpu_s -v $memory_kb; as_user timeout -k 2 $guard_s "$program" "$@") 2>&1 </dev/null)
+  rc=$?
+  judge "(as a user) $(basename "$program") $(shown "$@")" "$needle" "$rc" "$out"
+}
+# A make setting: make's own one line, exit 2, before anything is built (expect_make_run: make
+# runs the program, which prints its one line among make's).
 expect_make() { make_case 1 "$@"; }
 expect_make_run() { make_case 0 "$@"; }
 make_case() {  # one_line, needle, make arguments...
-  local one_line=$1
-  shift
-  local needle=$1
-  shift
-  local out rc lines
-  out=$(timeout -k 1 20 make --no-print-directory "$@" 2>&1)
+  local one_line=$1 needle=$2 out rc lines
+  shift 2
+  out=$( (ulimit -t $cpu_s; exec timeout -k 2 $guard_s make --no-print-directory "$@") 2>&1 </dev/null)
   rc=$?
-  lines=$(printf '%s' "$out" | grep -c '')
-  if [ "$rc" -eq 2 ] && grep -qF -- "$needle" <<<"$out" && { [ "$one_line" = 0 ] || [ "$lines" -eq 1 ]; }; then
-    passed=$((passed + 1))
-    [ -n "${VERBOSE:-}" ] && echo "ok   make $* -> $out"
+  if [ "$one_line" = 1 ]; then
+    judge "make $(shown "$@")" "$needle" "$rc" "$out"
+  elif [ "$rc" -eq 2 ] && matches "$needle" "$out"; then
+    pass "make $(shown "$@") -> $(tail -n 1 <<<"$out")"
   else
-    failed=$((failed + 1))
-    failures+=("make $(printf '%q ' "$@")-> exit $rc, wanted '$needle': $(head -c 300 <<<"$out" | tr '\n' '|')")
+    fail "make $(shown "$@") -> exit $rc, wanted '$needle': $(head -c 300 <<<"$out" | tr '\n' '|')"
   fi
 }
-
-# ---- values that are wrong for every option of a kind ---------------------------------------
-# size1: a count >= 1; size0: a count >= 0 (both also take 2^K, 2^K+C, 2^K-C)
-bad_counts=('' abc -1 -0 1.5 12abc 0x10 1e3 +5 ' 7' '7 ' 2^ 2^-1 2^64 2^63+2^1 2^70 2^10x
-            18446744073709551616 99999999999999999999999 '5;' '$(id)' -h)
-bad_reals=('' abc nan inf -inf 1e999 1,5 0x1p3zz '2.5 ' --)
-bad_choices=('' bogus ALL 'all ' 1)
-
-# option table: program | option | kind (size1, size0, int:MIN:MAX, real:MIN:MAX, choice, text)
-table() {
-  cat <<'EOF'
-01_device_query/solution/device_query --device int:0:any
-02_scalar_multiply/solution/scalar_multiply --n size1
-02_scalar_multiply/solution/scalar_multiply --a real:-1e30:1e30
-02_scalar_multiply/solution/scalar_multiply --block int:1:1024
-02_scalar_multiply/solution/scalar_multiply --seed size0
-02_scalar_multiply/solution/scalar_multiply --kernel choice
-03_game_of_life/solution/game_of_life --generations size0
-03_game_of_life/solution/game_of_life --density real:0:1
-03_game_of_life/solution/game_of_life --seed size0
-03_game_of_life/solution/game_of_life --kernel choice
-03_game_of_life/solution/game_of_life --fps real:0.1:1000
-03_game_of_life/solution/game_of_life --every size1
-04_naive_reduce/solution/naive_reduce --n size1
-04_naive_reduce/solution/naive_reduce --block int:1:1024
-04_naive_reduce/solution/naive_reduce --rows size1
-04_naive_reduce/solution/naive_reduce --cols size1
-04_naive_reduce/solution/naive_reduce --seed size0
-04_naive_reduce/solution/naive_reduce --kernel choice
-04_naive_reduce/solution/naive_reduce --values choice
-05_tree_reduce/solution/tree_reduce --n size0
-05_tree_reduce/solution/tree_reduce --block int:32:1024
-05_tree_reduce/solution/tree_reduce --seed size0
-05_tree_reduce/solution/tree_reduce --kernel choice
-06_atomics_cas/solution/atomics_cas --n size1
-06_atomics_cas/solution/atomics_cas --addresses size1
-06_atomics_cas/solution/atomics_cas --cas-n size1
-06_atomics_cas/solution/atomics_cas --seed size0
-06_atomics_cas/solution/atomics_cas --kernel choice
-07_prefix_scan/solution/prefix_scan --n size1
-07_prefix_scan/solution/prefix_scan --seed size0
-07_prefix_scan/solution/prefix_scan --kernel choice
-08_tiled_matmul/solution/tiled_matmul --m size1
-08_tiled_matmul/solution/tiled_matmul --n size1
-08_tiled_matmul/solution/tiled_matmul --k size1
-08_tiled_matmul/solution/tiled_matmul --seed size0
-08_tiled_matmul/solution/tiled_matmul --kernel choice
-09_parallel_sort/solution/parallel_sort --n size0
-09_parallel_sort/solution/parallel_sort --seed size0
-09_parallel_sort/solution/parallel_sort --kernel choice
-09_parallel_sort/solution/parallel_sort --distribution choice
-09_parallel_sort/solution/parallel_sort --keys choice
-11_multi_gpu/solution/multi_gpu --gpus int:1:64
-11_multi_gpu/solution/multi_gpu --ranks int:1:64
-11_multi_gpu/solution/multi_gpu --n size1
-11_multi_gpu/solution/multi_gpu --bucket size1
-11_multi_gpu/solution/multi_gpu --work int:0:10000000
-11_multi_gpu/solution/multi_gpu --seed size0
-11_multi_gpu/solution/multi_gpu --kernel choice
-EOF
+# A condition that must hold after a case (a file not written, a stamp not touched).
+check_that() {  # description, command...
+  local what=$1
+  shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
-programs=()
-while read -r program option kind; do
-  program=build/$program
+# ---- Values that are wrong for every option of a kind ------------------------------------------
+long_digits=$(printf '9%.0s' {1..131000})  # a 131,000-digit number: echoed capped, not whole
+bad_counts=('' abc -1 -0 1.5 12abc 0x10 1e3 +5 ' 7' '7 ' 2^ 2^-1 2^64 2^63+2^1 2^70 2^10x
+            18446744073709551616 99999999999999999999999 '5;' '$(id)' -h
+            $'2^63\n1' $'2^99\e[2J' $'7\r' $'2^70\x01' "$long_digits")
+bad_integers=('' abc 1.5 12abc 0x10 2^64 99999999999 -99999999999 -1e30 '$(id)' $'3\n4' $'2^99\e[2J'
+              "$long_digits" "-$long_digits")
+bad_reals=('' abc nan inf -inf 1e999 1,5 0x1p3zz '2.5 ' ' 1' $'\t1' -- $'1\e[2J' $'1e5\n2' "$long_digits.5")
+bad_choices=('' bogus ALL 'all ' 1 $'all\n' $'\e[31mall')
+
+# A value each kind accepts (for the cases about rules, which need a valid value).
+valid_value() {  # kind, values, default
+  case $1 in
+    size | seed | integer | real) echo "${2%%..*}" ;;
+    choice) echo "${2%%,*}" ;;
+    text) echo "${3:-x}" ;;
+    input-file) echo "$tmp/none${2%%,*}" ;;
+    output-file) echo "$tmp/ok${2%%,*}" ;;
+    output-folder) echo "$tmp/okframes" ;;
+  esac
+}
+
+# ---- The folders' programs, case by case from their lists ---------------------------------------
+exercises=()
+for d in [0-9][0-9]_*/; do
+  d=${d%/}
+  [ -f "$d/main.cpp" ] && exercises+=("$d")
+done
+first_number=${exercises[0]%%_*}
+
+mkdir -p "$tmp/folder.x" "$tmp/closed" "$tmp/notdir"
+: >"$tmp/existing.notakind"
+echo "keep" >"$tmp/file"
+chmod 000 "$tmp/closed"
+ln -s loop_b "$tmp/loop_a" && ln -s loop_a "$tmp/loop_b"
+
+for ex in "${exercises[@]}"; do
+  in_group "$ex"
+  program=build/$ex/solution/${ex#*_}
+  tests=build/$ex/solution/tests
   if [ ! -x "$program" ]; then
-    failed=$((failed + 1))
-    failures+=("$program is not built (make all first)")
+    fail "$program is not built (make all first): its options cannot be listed"
     continue
   fi
-  [[ " ${programs[*]} " == *" $program "* ]] || programs+=("$program")
-  case $kind in
-    size1|size0)
-      for v in "${bad_counts[@]}"; do expect "$option" "$program" "$option" "$v"; done
-      [ "$kind" = size1 ] && expect "$option" "$program" "$option" 0
-      ;;
-    int:*)
-      IFS=: read -r _ lo hi <<<"$kind"
-      outside=("$((lo - 1))")
-      [ "$hi" != any ] && outside+=("$((hi + 1))")  # any: the upper limit is the GPU's to tell
-      for v in '' abc 1.5 12abc 0x10 2^64 99999999999 -99999999999 "${outside[@]}" -1e30 '$(id)'; do
-        expect "$option" "$program" "$option" "$v"
-      done
-      ;;
-    real:*)
-      IFS=: read -r _ lo hi <<<"$kind"
-      for v in "${bad_reals[@]}" "-1$hi" "1$hi"; do expect "$option" "$program" "$option" "$v"; done
-      ;;
-    choice)
-      for v in "${bad_choices[@]}"; do expect "$option" "$program" "$option" "$v"; done
-      ;;
-  esac
-  expect "$option" "$program" "$option"                    # the value is missing
-  expect "$option" "$program" "$option" 1 "$option" 1      # given twice (a choice's value is wrong too)
-done < <(table)
+  list=$( (ulimit -t $cpu_s -v $memory_kb; timeout -k 2 $guard_s "$program" --list-options) 2>&1)
+  if [ $? -ne 0 ] || ! grep -qE '^--[a-z]' <<<"$list"; then
+    fail "$program --list-options does not list its options (read every option with common/options.h before finish()): $(head -c 200 <<<"$list" | tr '\n' '|')"
+    continue
+  fi
+  declare -A kind_of=() values_of=() default_of=()
+  names=()
+  while read -r name kind values rest; do
+    [[ "$name" == --* ]] || continue
+    names+=("$name")
+    kind_of[$name]=$kind values_of[$name]=$values default_of[$name]=""
+    for field in $rest; do [[ "$field" == default=* ]] && default_of[$name]=${field#default=}; done
+  done <<<"$list"
 
-# ---- what every program must refuse -----------------------------------------------------------
-for program in "${programs[@]}"; do
-  expect "--bogus" "$program" --bogus
-  expect "--bogus" "$program" --bogus=1
-  expect "'extra'" "$program" extra
-  expect "'-x'" "$program" -x
-  expect "--bench" "$program" --bench=yes
-  expect "--kernel" "$program" --kernel
-  expect "--bench" "$program" --bench --bench
-  expect "--kernel" "$program" --bench --kernel all
+  for name in "${names[@]}"; do
+    kind=${kind_of[$name]} values=${values_of[$name]}
+    lo=${values%%..*} hi=${values##*..}
+    case $kind in
+      size | seed)
+        for v in "${bad_counts[@]}"; do expect "$name" "$program" "$name" "$v"; done
+        [ "$lo" != 0 ] && expect "$name: must be at least $lo" "$program" "$name" "$((lo - 1))"
+        if [ "$hi" != 18446744073709551615 ]; then
+          expect "$name: must be at most $hi" "$program" "$name" "$((hi + 1))"
+          expect "$name" "$program" "$name" 2^62
+        fi
+        # The largest count it takes: refused, or stopped at the GPU check, before anything is
+        # allocated (the memory cap turns an allocation made first into a crash).
+        if [ "$kind" = size ]; then
+          big=$hi
+          [ "$hi" = 18446744073709551615 ] && big=2^62
+          expect "$name || no usable GPU" "$program" "$name" "$big"
+        fi
+        ;;
+      integer)
+        for v in "${bad_integers[@]}" "$((lo - 1))" "$((hi + 1))"; do expect "$name" "$program" "$name" "$v"; done
+        ;;
+      real)
+        for v in "${bad_reals[@]}" "-1$hi" "1$hi"; do expect "$name" "$program" "$name" "$v"; done
+        expect "$name: '1e-400' is too close to 0 && !not a number" "$program" "$name" 1e-400
+        ;;
+      choice)
+        for v in "${bad_choices[@]}"; do expect "$name" "$program" "$name" "$v"; done
+        ;;
+      flag)
+        expect "$name: takes no value" "$program" "$name=yes"
+        ;;
+      text)
+        expect "$name: needs a value" "$program" "$name" ''
+        ;;
+      input-file)
+        ext=${values%%,*}
+        mkdir -p "$tmp/in"
+        chmod 755 "$tmp/in"
+        mkdir -p "$tmp/in/folder$ext"
+        [ -p "$tmp/in/pipe$ext" ] || mkfifo "$tmp/in/pipe$ext"
+        ln -sf /dev/zero "$tmp/in/device$ext"
+        ln -sf loop2$ext "$tmp/in/loop1$ext" && ln -sf loop1$ext "$tmp/in/loop2$ext"
+        ln -sf gone$ext "$tmp/in/dangling$ext"
+        : >"$tmp/in/empty$ext"
+        head -c $((64 << 20)) /dev/zero >"$tmp/in/junk$ext"
+        printf '\xef\xbb\xbf\x1b[2J\r\n\x01\x02\n' >"$tmp/in/control$ext"
+        printf 'x' >"$tmp/in/other.txt"
+        expect "$name: && no such file" "$program" "$name" "$tmp/in/missing$ext"
+        expect "$name: && folder" "$program" "$name" "$tmp/in/folder$ext"
+        expect "$name: && not a regular file" "$program" "$name" "$tmp/in/pipe$ext"
+        expect "$name: && not a regular file" "$program" "$name" "$tmp/in/device$ext"
+        expect "$name: && loop && !no such file" "$program" "$name" "$tmp/in/loop1$ext"
+        expect "$name: && does not exist" "$program" "$name" "$tmp/in/dangling$ext"
+        expect "$name: && a part of the path is a file && !no such file" "$program" "$name" "$tmp/file/x$ext"
+        expect "$name:" "$program" "$name" "$tmp/in/empty$ext"
+        expect "$name:" "$program" "$name" "$tmp/in/junk$ext"
+        expect "$name:" "$program" "$name" "$tmp/in/control$ext"
+        expect "$name:" "$program" "$name" "$tmp/in/other.txt"
+        if can_be_user; then
+          cp "$tmp/in/control$ext" "$tmp/closed/in$ext" 2>/dev/null || { chmod 700 "$tmp/closed"; cp "$tmp/in/control$ext" "$tmp/closed/in$ext"; chmod 000 "$tmp/closed"; }
+          expect_as_user "$name: && does not let you in && !no such file" "$program" "$name" "$tmp/closed/in$ext"
+          cp "$tmp/in/control$ext" "$tmp/in/secret$ext" && chmod 000 "$tmp/in/secret$ext"
+          expect_as_user "$name: && cannot be read" "$program" "$name" "$tmp/in/secret$ext"
+        fi
+        ;;
+      output-file | output-folder)
+        ext=${values%%,*}
+        probe=bad_input_probe
+        [ "$kind" = output-file ] && probe+=$ext
+        for folder in "$ex" common .ci; do
+          [ -d "$folder" ] || continue
+          expect "$name: && a folder of the course's sources" "$program" "$name" "$folder/$probe"
+          check_that "$ex: $name wrote nothing into $folder/" test ! -e "$folder/$probe"
+          rm -rf "${folder:?}/$probe"
+        done
+        link_target=$(ls "$ex"/*.cpp | head -n 1)
+        before=$(stat -c %Y:%s "$link_target")
+        ln -sf "$PWD/$link_target" "$tmp/link$ext"
+        expect "$name: && a folder of the course's sources" "$program" "$name" "$tmp/link$ext"
+        check_that "$ex: $name left $link_target as it was" test "$(stat -c %Y:%s "$link_target")" = "$before"
+        if [ "$kind" = output-file ]; then
+          expect "$name: && must be a file name ending in $ext" "$program" "$name" "$tmp/existing.notakind"
+          check_that "$ex: $name left another kind of file as it was" test ! -s "$tmp/existing.notakind"
+          expect "$name: && is a folder" "$program" "$name" "$tmp/folder.x"
+          expect "$name: && does not exist" "$program" "$name" "$tmp/missing/x$ext"
+          expect "$name: && cannot be created" "$program" "$name" "/proc/x$ext"
+          expect "$name: && a part of the path is a file" "$program" "$name" "$tmp/file/x$ext"
+          can_be_user && expect_as_user "$name: && cannot be" "$program" "$name" "$tmp/closed/x$ext"
+        else
+          expect "$name: && is a file, not a folder" "$program" "$name" "$tmp/existing.notakind"
+          expect "$name: && does not exist" "$program" "$name" "$tmp/missing/frames"
+          expect "$name: && cannot make the folder" "$program" "$name" "/proc/frames"
+          can_be_user && expect_as_user "$name: && cannot" "$program" "$name" "$tmp/closed/frames"
+        fi
+        expect "$name: needs a value" "$program" "$name" ''
+        ;;
+    esac
+    # Every option: its value left out (a flag: given with a value above), and given twice.
+    [ "$kind" != flag ] && expect "$name" "$program" "$name"
+    expect "$name" "$program" "$name" 1 "$name" 1
+  done
+
+  # The rules: an option that cannot affect the run is refused with the reason.
+  args_for() {  # name: the option with a valid value
+    local v
+    v=$(valid_value "${kind_of[$1]:-flag}" "${values_of[$1]:-}" "${default_of[$1]:-}")
+    if [ -z "$v" ]; then printf '%s\n' "$1"; else printf '%s\n' "$1" "$v"; fi
+  }
+  while read -r name kind values rest; do
+    [[ "$name" == --* ]] || continue
+    mapfile -t mine < <(args_for "$name")
+    for field in $rest; do
+      key=${field%%=*} list=${field#*=}
+      IFS=, read -r -a others <<<"$list"
+      case $key in
+        not-with)
+          for other in "${others[@]}"; do
+            mapfile -t theirs < <(args_for "$other")
+            if [ "$other" = --bench ]; then needle="$name: && --bench"; else needle="$name: does nothing with $other"; fi
+            expect "$needle" "$program" "${mine[@]}" "${theirs[@]}"
+          done
+          ;;
+        only-with)
+          expect "$name: does nothing without" "$program" "${mine[@]}"
+          ;;
+        only-kernels)
+          kernel=""
+          IFS=, read -r -a choices <<<"${values_of[--kernel]:-}"
+          for k in "${choices[@]}"; do
+            [[ ",$list,all," == *",$k,"* ]] || { kernel=$k; break; }
+          done
+          [ -n "$kernel" ] && expect "$name: does nothing with --kernel $kernel" "$program" --kernel "$kernel" "${mine[@]}"
+          ;;
+      esac
+    done
+  done <<<"$list"
+
+  # Every count at its largest, together: one line naming one of them (or the GPU check),
+  # nothing allocated.
+  all=()
+  for name in "${names[@]}"; do
+    hi=${values_of[$name]##*..}
+    [ "${kind_of[$name]}" = size ] && all+=("$name" "$([ "$hi" = 18446744073709551615 ] && echo 2^62 || echo "$hi")")
+  done
+  if [ ${#all[@]} -gt 2 ]; then
+    needle="no usable GPU"
+    for ((i = 0; i < ${#all[@]}; i += 2)); do needle+="${needle:+ || }${all[i]}"; done
+    expect "$needle" "$program" "${all[@]}"
+  fi
+
+  # What every program refuses, whatever its options.
+  expect "unknown option '--bogus'" "$program" --bogus
+  expect "unknown option '--bogus'" "$program" --bogus=1
+  expect "unknown option '--b\\x1B[2Jogus'" "$program" $'--b\e[2Jogus'
+  expect "unexpected argument 'extra'" "$program" extra
+  expect "unexpected argument '-x'" "$program" -x
+  expect "unexpected argument '\\x0D'" "$program" $'\r'
   expect "'--'" "$program" --
+
+  # Its test program (doctest): words it does not know, and a report file (--out) that would
+  # land in the course's sources or over another kind of file.
+  if [ ! -x "$tests" ]; then
+    fail "$tests is not built (make all first)"
+  else
+    expect "is not a test option" "$tests" --bogus
+    expect "'--b\\x1B[2Jogus' is not a test option" "$tests" $'--b\e[2Jogus'
+    expect "--out: && a folder of the course's sources" "$tests" "--out=$ex/bad_input_probe.txt"
+    check_that "$ex: the tests' --out wrote nothing into $ex/" test ! -e "$ex/bad_input_probe.txt"
+    expect "--out: && must be a file name ending in" "$tests" "-o=$tmp/existing.notakind"
+    expect "--out: needs a file name" "$tests" "--out="
+  fi
+
+  # Kinds only this folder knows about.
+  if [ -f "$ex/bad_input_cases.sh" ]; then
+    # shellcheck disable=SC1090
+    source "$ex/bad_input_cases.sh"
+  fi
+  unset kind_of values_of default_of
 done
 
-# ---- sizes that can never fit: refused before anything is allocated ---------------------------
-expect "--n" build/02_scalar_multiply/solution/scalar_multiply --n 2^40
-expect "--n" build/04_naive_reduce/solution/naive_reduce --n 2^40
-expect "--n" build/05_tree_reduce/solution/tree_reduce --n 2^40
-expect "--n" build/05_tree_reduce/solution/tree_reduce --n 99999999999999
-expect "--n" build/06_atomics_cas/solution/atomics_cas --n 2^40
-expect "--n" build/07_prefix_scan/solution/prefix_scan --n 2^40
-expect "--m" build/08_tiled_matmul/solution/tiled_matmul --m 2^20 --n 2^20
-expect "--n" build/09_parallel_sort/solution/parallel_sort --n 2^40
-expect "--n" build/09_parallel_sort/solution/parallel_sort --n 4294967295
-expect "--pairs" build/09_parallel_sort/solution/parallel_sort --kernel radix_sort --pairs
-expect "--keys" build/09_parallel_sort/solution/parallel_sort --kernel split --keys int
-expect "--rows" build/04_naive_reduce/solution/naive_reduce --rows 2^31 --cols 2^10
-expect "--cols" build/04_naive_reduce/solution/naive_reduce --cols 2^40
-expect "--size" build/03_game_of_life/solution/game_of_life --size 1000000x1000000
-expect "--size" build/03_game_of_life/solution/game_of_life --pattern glider --size 524288x524288
-expect "--size" build/03_game_of_life/solution/game_of_life --pattern glider --size 100000x100000
-expect "--n" build/04_naive_reduce/solution/naive_reduce --demo barrier_in_if --n 18446744073709551615
-expect "--block" build/05_tree_reduce/solution/tree_reduce --block 96
-expect "--block" build/05_tree_reduce/solution/tree_reduce --block 32 --volatile-demo
-expect "--n" build/11_multi_gpu/solution/multi_gpu --n 2^33
-expect "--ranks" build/11_multi_gpu/solution/multi_gpu --gpus 2 --ranks 1
-
-# ---- options --bench would ignore ------------------------------------------------------------------
-expect "--n" build/02_scalar_multiply/solution/scalar_multiply --bench --n 100
-expect "--n" build/05_tree_reduce/solution/tree_reduce --bench --n 100
-expect "--volatile-demo" build/05_tree_reduce/solution/tree_reduce --bench --volatile-demo
-expect "--n" build/04_naive_reduce/solution/naive_reduce --bench --n 100
-expect "--demo" build/04_naive_reduce/solution/naive_reduce --bench --demo barrier_in_if
-expect "--n" build/06_atomics_cas/solution/atomics_cas --bench --n 100
-expect "--n" build/07_prefix_scan/solution/prefix_scan --bench --n 100
-expect "--racy-demo" build/07_prefix_scan/solution/prefix_scan --bench --racy-demo
-expect "--m" build/08_tiled_matmul/solution/tiled_matmul --bench --m 100
-expect "--n" build/09_parallel_sort/solution/parallel_sort --bench --n 100
-expect "--pairs" build/09_parallel_sort/solution/parallel_sort --bench --pairs
-expect "--keys" build/09_parallel_sort/solution/parallel_sort --bench --keys int
-expect "--distribution" build/09_parallel_sort/solution/parallel_sort --bench --distribution few
-expect "--size" build/03_game_of_life/solution/game_of_life --bench --size 64x64
-expect "--gif" build/03_game_of_life/solution/game_of_life --bench --gif "$tmp/x.gif"
-expect "--watch" build/03_game_of_life/solution/game_of_life --bench --watch
-expect "--n" build/11_multi_gpu/solution/multi_gpu --bench --n 100
-expect "--bucket" build/11_multi_gpu/solution/multi_gpu --bench --bucket 100
-expect "--work" build/11_multi_gpu/solution/multi_gpu --bench --work 100
-
-# ---- 03: sizes, positions, patterns and output paths -----------------------------------------
-life=build/03_game_of_life/solution/game_of_life
-for v in '' x 10 10x x10 10x10x10 -5x5 5x-5 0x5 5x0 1.5x2 99999999999999x1 1x99999999999999 axb 5X5 ' 5x5'; do
-  expect "--size" "$life" --size "$v"
-done
-for v in '' , 1 1,2,3 -1,0 0,-1 a,b 1.5,2 99999999,0 0,99999999 '1, 2'; do
-  expect "--at" "$life" --pattern glider --size 64x64 --at "$v"
-done
-expect "--at" "$life" --at 1,1                         # a position with no pattern
-expect "--pattern" "$life" --pattern no_such_pattern
-expect "--pattern" "$life" --pattern ''
-expect "--pattern" "$life" --pattern "$tmp/missing.rle"
-mkdir -p "$tmp/folder.rle"
-expect "--pattern" "$life" --pattern "$tmp/folder.rle"
-printf 'x = 100000, y = 100000\n!\n' >"$tmp/huge.rle"
-expect "pattern" "$life" --pattern "$tmp/huge.rle" --size 64x64
-printf 'x = 99999999999999999999, y = 3\nbo$2bo$3o!\n' >"$tmp/overflow.rle"
-expect "pattern" "$life" --pattern "$tmp/overflow.rle"
-printf '\xef\xbb\xbfx = 3, y = 3\nbo$2bo$3o!\n' >"$tmp/bom.rle"
-out=$("$life" --pattern "$tmp/bom.rle" --size 64x64 --generations 1 2>&1)
-if grep -q $'\xef\xbb\xbf' <<<"$out"; then
-  failed=$((failed + 1)); failures+=("03 echoes a raw byte-order mark: $out")
-else
-  passed=$((passed + 1))
+# ---- make settings (any exercise will do: the first one found) ----------------------------------
+in_group "make settings"
+n=$first_number
+folder=${exercises[0]}
+# The cases that run a program use the compiler and architecture the build was made with (read
+# from build/flags), so that none of them rebuilds anything.
+if [ -f build/flags ]; then
+  read -r built_nvcc _ <build/flags
+  built_arch=$(grep -oE -- '-arch=[^ ]+' build/flags | head -n 1)
+  built_arch=${built_arch#-arch=}
+  grep -q -- '-gencode' build/flags && built_arch=fat
+  export ARCH=${built_arch:-auto} NVCC=$built_nvcc
 fi
-printf 'x = 3, y = \x01\x02\n!\n' >"$tmp/control.rle"
-expect "pattern" "$life" --pattern "$tmp/control.rle"
-printf 'x = 3, y = 3\nbo$2bo$3o\n' >"$tmp/unterminated.rle"
-expect "pattern" "$life" --pattern "$tmp/unterminated.rle"
-printf 'x = 3, y = 3\nbo$2bo$3q!\n' >"$tmp/badchar.rle"
-expect "pattern" "$life" --pattern "$tmp/badchar.rle"
-printf 'x = 2, y = 1\n5o!\n' >"$tmp/overlong.rle"
-expect "pattern" "$life" --pattern "$tmp/overlong.rle"
-printf '!Name: bad\n.O.\n..X\n' >"$tmp/bad.cells"
-expect "pattern" "$life" --pattern "$tmp/bad.cells"
-: >"$tmp/empty.rle"
-expect "pattern" "$life" --pattern "$tmp/empty.rle"
-for path in /nonexistent/dir/x.gif /proc/x.gif "$tmp" "$tmp/folder.rle" ''; do
-  expect "--gif" "$life" --gif "$path" --generations 2
-done
-for path in /nonexistent/dir /proc/frames "$tmp/huge.rle" ''; do
-  expect "--frames" "$life" --frames "$path" --generations 2
-done
-[ ! -e "$tmp/x.gif" ] || { failed=$((failed + 1)); failures+=("a refused --gif left a file behind"); }
-
-# ---- make settings --------------------------------------------------------------------------------
-expect_make "USE" run-02 USE=bogus
-expect_make "USE" run-02 USE=
-expect_make "REQUIRE_GPU" test-02 REQUIRE_GPU=yes
-expect_make "REQUIRE_GPUS" test-02 REQUIRE_GPUS=many
-expect_make "REQUIRE_GPUS" test-02 REQUIRE_GPUS=-1
-expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=0
-expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=abc
-expect_make "TEST_TIMEOUT" test-02 TEST_TIMEOUT=-5
-expect_make "JOBS" check JOBS=abc
-expect_make "JOBS" check JOBS=0
-expect_make "ARCH" build-02 ARCH=sm_50
-expect_make "ARCH" build-02 ARCH=bogus
+expect_make "USE must be" run-$n USE=bogus
+expect_make "USE must be" run-$n USE=
+expect_make "USE must be && (got 'solution ')" run-$n 'USE=solution '
+expect_make "REQUIRE_GPU" test-$n REQUIRE_GPU=yes
+expect_make "REQUIRE_GPU" test-$n 'REQUIRE_GPU=0 1'
+for v in many -1 100 '2 ' ''; do expect_make "REQUIRE_GPUS" test-$n "REQUIRE_GPUS=$v"; done
+for v in 0 00 000 abc -5 1000000 '1 2' 1.5 $'3\n'; do expect_make "TEST_TIMEOUT" test-$n "TEST_TIMEOUT=$v"; done
+for v in 0 00 abc '2 2'; do expect_make "JOBS" check "JOBS=$v"; done
+expect_make "V must be 0 or 1" build-$n V=2
+for v in sm_50 sm_79 sm_99 sm_75a bogus 'native fat' "sm_90'"; do expect_make "ARCH" build-$n "ARCH=$v"; done
+nvidia-smi -L >/dev/null 2>&1 || expect_make "ARCH=native && nvidia-smi finds none" build-$n ARCH=native
+for v in /nonexistent/nvcc /bin/false gcc '' 'nvcc --x'; do expect_make "NVCC" build-$n "NVCC=$v"; done
+expect_make "NCU must be" help 'NCU=a b'
 expect_make "no exercise '99'" run-99
 expect_make "no exercise '7'" test-7
-expect_make_run "ARGS has an unmatched quote" run-02 USE=solution "ARGS=--n \"5"
-expect_make_run "not a test option" test-02 USE=solution ARGS=--bogus
-expect_make_run "no test case matched" test-02 USE=solution ARGS=-tc=nomatch
-expect_make_run "unexpected argument" run-02 USE=solution "ARGS=--n 5; touch $tmp/pwned"
-[ ! -e "$tmp/pwned" ] || { failed=$((failed + 1)); failures+=("ARGS reached a shell: $tmp/pwned was created"); }
+expect_make "run make in the course's folder" -C "$tmp" -f "$PWD/Makefile" run-$n
+# A quote in a setting is a character: nothing runs, even for make help.
+for setting in TEST_TIMEOUT JOBS ARCH NVCC USE REQUIRE_GPU REQUIRE_GPUS; do
+  expect_make "$setting" help "$setting=1' ]] ; touch $tmp/pwned_$setting ; [[ '1"
+  check_that "make: a quote in $setting ran nothing" test ! -e "$tmp/pwned_$setting"
+done
+expect_make "TEST_TIMEOUT" -n test-$n "TEST_TIMEOUT=1' ]] ; touch $tmp/pwned_n ; [[ '1"
+check_that "make -n: a quote in TEST_TIMEOUT ran nothing" test ! -e "$tmp/pwned_n"
+# ARGS is taken as typed: make expands nothing in it, and no shell runs it.
+expect_make_run "has an unmatched quote" run-$n USE=solution "ARGS=--n \"5"
+expect_make_run "unexpected argument '\$(shell'" run-$n USE=solution "ARGS=\$(shell touch $tmp/pwned_args)"
+expect_make_run "unexpected argument '\`touch'" run-$n USE=solution "ARGS=\`touch $tmp/pwned_tick\`"
+expect_make_run "unexpected argument '\$HOME/x'" run-$n USE=solution 'ARGS=$HOME/x'
+expect_make_run "unexpected argument '\$\$'" run-$n USE=solution 'ARGS=$$'
+expect_make_run "unexpected argument 'touch'" run-$n USE=solution "ARGS=--bogus 5; touch $tmp/pwned_semi"
+for f in pwned_args pwned_tick pwned_semi; do check_that "make: ARGS ran nothing ($f)" test ! -e "$tmp/$f"; done
+expect_make_run "not a test option" test-$n USE=solution ARGS=--bogus
+expect_make_run "no test case matched" test-$n USE=solution ARGS=-tc=nomatch
+starter_before=$(stat -c %Y:%s "$folder/starter.cu")
+expect_make_run "--out: && a folder of the course's sources" test-$n USE=solution "ARGS=--out=$folder/starter.cu"
+check_that "make test-$n ARGS=--out=$folder/starter.cu left the starter as it was" test "$(stat -c %Y:%s "$folder/starter.cu")" = "$starter_before"
+# Looking at a setting changes nothing: build/flags (whose change rebuilds everything) stays.
+if [ -f build/flags ]; then
+  stamp=$(stat -c %Y.%s build/flags)
+  make --no-print-directory help ARCH=sm_80 >/dev/null 2>&1
+  make --no-print-directory -n build-$n ARCH=sm_80 >/dev/null 2>&1
+  make --no-print-directory doctor NVCC=/bin/false >/dev/null 2>&1
+  check_that "make help/-n/doctor with other settings left build/flags as it was" test "$(stat -c %Y.%s build/flags)" = "$stamp"
+fi
+# A checkout that cannot be written: one line saying where make needs to write.
+if can_be_user; then
+  copy=$tmp/readonly
+  mkdir -p "$copy"
+  cp -r Makefile common "$folder" "$copy/" 2>/dev/null
+  chmod -R a+rX,a-w "$copy"
+  expect_as_user_make() {  # needle, make arguments...
+    local needle=$1 out rc
+    shift
+    out=$( (ulimit -t $cpu_s; as_user timeout -k 2 $guard_s make --no-print-directory -C "$copy" "$@") 2>&1 </dev/null)
+    rc=$?
+    judge "(as a user, read-only) make $(shown "$@")" "$needle" "$rc" "$out"
+  }
+  expect_as_user_make "cannot write there" run-$n ARCH=sm_90
+  chmod u+w "$copy" && mkdir -p "$copy/build" && printf 'old flags' >"$copy/build/flags" && chmod -R a-w "$copy"
+  expect_as_user_make "cannot be rewritten" run-$n ARCH=sm_90
+fi
 
 # ---- make profile-NN where it cannot run (stand-ins for ncu play each failure) -------------------
-fake_ncu() {  # name, what it prints and does after `ncu --version`
-  printf '#!/usr/bin/env bash\n[ "${1:-}" = --version ] && { echo "Version 2019.1.0 (stand-in)"; exit 0; }\n%s\n' "$2" >"$tmp/$1"
+in_group "make profile"
+fake_ncu() {  # name, what it does after `ncu --version`
+  printf '#!/usr/bin/env bash\n[ "${1:-}" = --version ] && { printf "NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2019.1.0 (stand-in)\\n"; exit 0; }\n%s\n' "$2" >"$tmp/$1"
   chmod +x "$tmp/$1"
 }
 fake_ncu ncu_perm 'echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."; exit 1'
 fake_ncu ncu_old 'echo "==ERROR== Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option."; exit 1'
 fake_ncu ncu_run 'while [ $# -gt 0 ] && [ "$1" != bash ]; do shift; done; "$@"; rc=$?; echo "==WARNING== No kernels were profiled."; exit $rc'
 # A stand-in for a program that ran its steps on a GPU under COURSE_PROFILE=1 (measure.h).
-printf '#!/usr/bin/env bash\necho "| 2 | many_blocks | ok |"\necho "nvtx range: step 2 many_blocks"\n' >"$tmp/ran_steps"
+printf '#!/usr/bin/env bash\necho "| 1 | some_step | ok |"\necho "nvtx range: step 1 some_step"\n' >"$tmp/ran_steps"
 chmod +x "$tmp/ran_steps"
+real=build/$folder/solution/${folder#*_}
 profile() {  # needle, ncu, program, then VAR=value settings
   local needle=$1 ncu=$2 program=$3
   shift 3
-  expect "$needle" env "NCU=$ncu" "$@" bash common/profile.sh 02_scalar_multiply "$program" build/common/profile_table
+  expect "$needle" env "NCU=$ncu" "$@" bash common/profile.sh "$folder" "$program" build/common/profile_table
 }
-real=build/02_scalar_multiply/solution/scalar_multiply
 profile "is not a program" "$tmp/no_such_ncu" "$tmp/ran_steps"
+profile "is not Nsight Compute" /bin/echo "$tmp/ran_steps"
 profile "NVreg_RestrictProfilingToAdminUsers=0" "$tmp/ncu_perm" "$tmp/ran_steps"
 profile "too old" "$tmp/ncu_old" "$tmp/ran_steps"
-profile "is it ncu?" /bin/echo "$tmp/ran_steps"
-profile "--n" "$tmp/ncu_run" "$real" "ARGS=--n abc"
+profile "unknown option '--bogus'" "$tmp/ncu_run" "$real" "ARGS=--bogus"
 profile "PROFILE_COLUMNS" "$tmp/ncu_run" "$real" "PROFILE_COLUMNS=x = a__b.sum +"
 profile "PROFILE_LAUNCHES" "$tmp/ncu_run" "$real" PROFILE_LAUNCHES=lots
-nvidia-smi -L >/dev/null 2>&1 || profile "no usable GPU" "$tmp/ncu_run" "$real"
+profile "no usable GPU" "$tmp/ncu_run" "$real"
 
+# ---- The result -----------------------------------------------------------------------------
 for f in "${failures[@]+"${failures[@]}"}"; do echo "bad input FAILED: $f"; done
+for g in "${groups[@]}"; do
+  printf 'bad input: %-22s %4d cases, %4d passed\n' "$g" "${ran[$g]}" "${ok[$g]}"
+done
 echo "bad input: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -91,7 +91,8 @@ for ex in "$@"; do
   fi
 done
 
-# 4. what a careless user types: one line and exit 2, never a crash (common/bad_input.sh)
+# 4. what a careless user types: one line and exit 2, never a crash (common/bad_input.sh); a
+#    folder whose program cannot list its options fails there
 out=$(bash common/bad_input.sh 2>&1)
 line=$(grep -E '^bad input: [0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n 1)
 if [ -n "$line" ]; then
@@ -100,6 +101,8 @@ else
   p=0 f=1
 fi
 passed=$((passed + p)); failed=$((failed + f))
+# Its cases per exercise folder (built from each program's --list-options), then the total.
+grep -E '^bad input: .* cases, ' <<<"$out" | sed 's/^bad input: /bad input  /'
 printf '%-22s %3d passed, %d failed\n' "bad input" "$p" "$f"
 [ "$f" -ne 0 ] && grep -E '^bad input FAILED' <<<"$out" | head -n 40
 

@@ -158,7 +158,7 @@ malformed() {  # NEEDLE CONTENT (printf format)
 }
 ok='### level 1\nq?\n### level 2\nidea\n'
 malformed '72_beta/hints.md:1: the file is empty' ''
-malformed '72_beta/hints.md:1: the first line must be "# Hints: 72_beta"' "# Hints: 71_alpha\n## step 1 a\n$ok"
+malformed '72_beta/hints.md:1: the first line must be a title "# Hints: 72_beta"' "# Notes\n## step 1 a\n$ok"
 malformed '72_beta/hints.md:2: no "## step N name" section' '# Hints: 72_beta\nintro only\n'
 malformed '72_beta/hints.md:2: "## step 2 a": expected step 1 here' "# Hints: 72_beta\n## step 2 a\n$ok"
 malformed '72_beta/hints.md:7: "## step 3 b": expected step 2 here' "# Hints: 72_beta\n## step 1 a\n$ok## step 3 b\n$ok"

@@ -36,6 +36,10 @@ if ! ncu=$(find_ncu); then
   if [ -n "${NCU:-}" ]; then fail "NCU=$NCU is not a program (give the path of Nsight Compute's ncu)"; fi
   fail "Nsight Compute (ncu) is not on PATH, in $toolkit/bin or in /opt/nvidia/nsight-compute: install it (it comes with the CUDA Toolkit) or name it: make profile-$number NCU=/path/to/ncu"
 fi
+# A program that is not Nsight Compute (NCU=/bin/echo) would "profile" nothing in many lines.
+if ! "$ncu" --version 2>/dev/null | grep -q 'Nsight Compute'; then
+  fail "${NCU:+NCU=$NCU: }$ncu is not Nsight Compute (its --version does not say so): give the path of ncu, e.g. make profile-$number NCU=/usr/local/cuda/bin/ncu"
+fi
 
 # The exercise's counters, checked (and turned into ncu's options) by the tool: a mistake in
 # exercise.mk gets one line here.

@@ -4,7 +4,8 @@
 //   Program p(argc, argv, {"out[i] = a * x[i] on the GPU, checked on the CPU",
 //                          "  --n N           elements (default 1000000)\n",
 //                          step_names(kSteps), {}, "the benchmark table (2^12 to 2^28 floats)"});
-//   size_t n = p.size("--n", 1000000);   // a Program is an Options
+//   size_t n = p.size("--n", 1000000);   // a Program is an Options: read every option, then
+//   p.not_with_bench({"--n"});           // the rules (options that cannot affect the run), then
 //   p.finish();
 //   if (p.selected("vectorized")) ...
 //
@@ -65,7 +66,7 @@ inline std::string program_usage(const std::string& program, const ProgramSpec& 
     if (!spec.bench.empty()) u += "  --bench         print " + spec.bench + " instead\n";
     u += "  --csv FILE      also write every table's rows to FILE (a .csv file)\n";
     u += "  --plot FILE     also draw the measured rows on this GPU's roofline, in FILE (an .svg file)\n";
-    u += "  --help          this text\n";
+    u += "  --help          this text (--list-options: every option's kind and range, one a line)\n";
     return u;
 }
 
@@ -79,14 +80,15 @@ public:
         if (!spec.steps.empty()) {
             kernel = choice("--kernel", "all", kernels);
             seed = size("--seed", 1, 0);
+            declared("--seed").kind = "seed";  // a count, but of nothing that takes memory or time
         }
         bench = spec.bench.empty() ? false : flag("--bench");
         files.csv = text("--csv", "");
         files.plot = text("--plot", "");
-        if (!files.csv.empty()) require_output_file(*this, "--csv", files.csv, ".csv");
-        if (!files.plot.empty()) require_output_file(*this, "--plot", files.plot, ".svg");
-        if (bench && !spec.steps.empty() && given("--kernel"))
-            fail("--kernel", "--bench measures every step; leave --kernel out or drop --bench");
+        require_output_file(*this, "--csv", files.csv, ".csv");
+        require_output_file(*this, "--plot", files.plot, ".svg");
+        if (!spec.steps.empty() && !spec.bench.empty())
+            refuse_with("--kernel", "--bench", "--bench measures every step; leave --kernel out or drop --bench");
     }
 
     std::string kernel = "all";  // "all" or one step's (or library's) name
@@ -108,13 +110,27 @@ public:
     }
 
     // --bench measures fixed sizes and settings: an option that would change them is refused,
-    // in one line, rather than silently ignored.
-    void not_with_bench(std::initializer_list<const char*> names) const {
-        if (!bench) return;
+    // in one line, rather than silently ignored (checked by finish()).
+    void not_with_bench(std::initializer_list<const char*> names) {
         for (const char* name : names)
-            if (given(name))
-                fail(name, "is not used by --bench (its sizes and settings are fixed: see --help); "
-                           "drop one of the two");
+            refuse_with(name, "--bench", "is not used by --bench (its sizes and settings are fixed: see --help); "
+                                         "drop one of the two");
+    }
+
+    // `name` matters only to the steps (or library rows) `kernels`: with --kernel naming another,
+    // it is refused (checked by finish()).
+    void only_for_kernels(const std::string& name, const std::vector<std::string>& kernels) {
+        std::string list;
+        for (size_t i = 0; i < kernels.size(); ++i)
+            list += (i == 0 ? "" : i + 1 == kernels.size() ? " and " : ", ") + kernels[i];
+        DeclaredOption& d = declared(name);
+        d.only_kernels.insert(d.only_kernels.end(), kernels.begin(), kernels.end());
+        const std::string chosen = kernel;
+        rules_.push_back({3, [name, kernels, list, chosen](const Options& o) {
+            if (!o.given(name) || chosen == "all") return;
+            if (std::find(kernels.begin(), kernels.end(), chosen) != kernels.end()) return;
+            o.fail(name, "does nothing with --kernel " + chosen + " (it matters only to " + list + "); drop one of the two");
+        }});
     }
 
 private:

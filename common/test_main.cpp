@@ -4,6 +4,8 @@
 // out (reported as skipped, with the reason), unless REQUIRE_GPU=1 is set: then the run fails,
 // because a verification run on a GPU machine must not silently skip anything. REQUIRE_GPUS=N
 // (N > 1 for cases that need several GPUs) also fails a machine with fewer than N GPUs.
+// A word it does not know, and a --out report file that would land in the course's sources or
+// over another kind of file, get one line and exit code 2 before anything runs.
 // At the end it prints two lines that `make check` and `make status` read:
 //   steps: 2 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: FAILED)
 //   result: 12 passed, 5 failed, 3 skipped
@@ -11,6 +13,9 @@
 // sets it: make hint-NN starts at the first step that has not passed yet).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "testing.h"
+
+#include "options.h"      // Options::printable
+#include "output_file.h"  // why_not_output_file
 
 #include <algorithm>
 #include <cctype>
@@ -159,12 +164,31 @@ bool is_doctest_option(std::string arg) {
     return false;
 }
 
+// doctest's report file (--out=FILE, -o=FILE): the course's rule for every file a program
+// writes (output_file.h). "" or why not.
+std::string why_not_report_file(std::string arg) {
+    arg = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
+    if (arg.rfind("dt-", 0) == 0) arg = arg.substr(3);
+    const size_t eq = arg.find('=');
+    const std::string key = arg.substr(0, eq);
+    if ((key != "out" && key != "o") || eq == std::string::npos) return "";
+    const std::string path = arg.substr(eq + 1);
+    if (path.empty()) return "--out: needs a file name (got an empty one)";
+    const std::string why = why_not_output_file(path, ".txt .log .xml");
+    return why.empty() ? "" : "--out: " + why;
+}
+
 int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         filters().add(argv[i]);
         if (!is_doctest_option(argv[i])) {
             std::printf("error: '%s' is not a test option (filters look like -tc=\"step 2*\"; --help lists them)\n",
-                        argv[i]);
+                        Options::printable(argv[i]).c_str());
+            return 2;
+        }
+        const std::string why = why_not_report_file(argv[i]);
+        if (!why.empty()) {
+            std::printf("error: %s\n", why.c_str());
             return 2;
         }
     }

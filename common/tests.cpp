@@ -1,7 +1,10 @@
 // common/tests.cpp: host tests of the shared helpers (options, comparison, random inputs).
 // Built as build/common/tests and run first by `make check`.
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -10,6 +13,7 @@
 #include "bench.h"
 #include "launch.h"
 #include "options.h"
+#include "output_file.h"
 #include "profile_table.h"
 #include "program.h"
 #include "testing.h"
@@ -64,6 +68,105 @@ TEST_CASE("host: options: bad sizes name the option and the problem") {
     CHECK(size_error("a\x01\xef") == "--n: 'a\\x01\\xEF' is not a whole number");  // bytes escaped
 }
 
+TEST_CASE("host: options: every value echoed in a message is printable and short") {
+    // A power of two too large, with a line break, an escape sequence or a carriage return in it.
+    CHECK(size_error("2^63\n") == "--n: '2^63\\x0A' is not a whole number");
+    CHECK(size_error("2^99\x1b[2J") == "--n: '2^99\\x1B[2J' is not a whole number");
+    CHECK(size_error("2^70") == "--n: '2^70' is too large");
+    CHECK(size_error("2^62+9\r") == "--n: '2^62+9\\x0D' is not a whole number");
+    // 131,000 digits: one short line.
+    const std::string digits(131000, '9');
+    CHECK(size_error(digits) == "--n: '" + std::string(60, '9') + "...' is too large");
+    CHECK_THROWS_WITH(Parsed({"--n", "2^30\x1b"}).options().size("--n", 1, 1, 10), "--n: '2^30\\x1B' is not a whole number");
+    CHECK_THROWS_WITH(Parsed({"--n", "2^10"}).options().size("--n", 1, 1, 10), "--n: must be at most 10 (got 2^10)");
+    CHECK_THROWS_WITH(Parsed({"--b", "-" + digits}).options().integer("--b", 1, 1, 10),
+                      ("--b: '-" + std::string(59, '9') + "...' is too large").c_str());
+    // Reals: the number alone (no white space before it), out-of-range values escaped, and an
+    // underflow called by its name.
+    auto real_error = [](const std::string& v) {
+        try {
+            Parsed({"--a", v}).options().real("--a", 0, -10, 10);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    CHECK(real_error(" 1") == "--a: ' 1' is not a number");
+    CHECK(real_error("\t1") == "--a: '\\x091' is not a number");
+    CHECK(real_error("1 ") == "--a: '1 ' is not a number");
+    CHECK(real_error("1e-400") == "--a: '1e-400' is too close to 0 for a double (it underflows); write 0 if 0 is meant");
+    CHECK(real_error("1e999") == "--a: '1e999' is too large for a double");
+    CHECK(real_error("-inf") == "--a: '-inf' is not a finite number");
+    CHECK(real_error("nan") == "--a: 'nan' is not a number");
+    CHECK(real_error("11\x1b") == "--a: '11\\x1B' is not a number");
+    CHECK(real_error("1e5") == "--a: must be between -10 and 10 (got 1e5)");
+    CHECK(real_error("+.5") == "(accepted)");
+    CHECK(real_error("-0") == "(accepted)");
+}
+
+TEST_CASE("host: options: --list-options lists what the program reads, with kinds, ranges and rules") {
+    auto p = Parsed({"--list-options", "--n", "bogus"});  // the other words are not looked at
+    Program prog = p.program();
+    CHECK(prog.listing());
+    CHECK(prog.size("--n", 5, 1, 100) == 5u);  // defaults while listing
+    prog.real("--a", 2.5, -1, 1e30);
+    prog.flag("--watch");
+    prog.text("--at", "");
+    prog.not_with_bench({"--n"});
+    prog.only_with("--at", {"--watch"}, "why");
+    prog.not_with("--a", "--watch", "why");
+    prog.only_for_kernels("--a", {"two", "lib"});
+    std::string list;
+    try {
+        prog.finish();
+    } catch (const OptionList& l) {
+        list = l.text;
+    }
+    CHECK(list ==
+          "--kernel  choice        one,two,lib,all  default=all  not-with=--bench\n"
+          "--seed    seed          0..18446744073709551615  default=1\n"
+          "--bench   flag          -\n"
+          "--csv     output-file   .csv\n"
+          "--plot    output-file   .svg\n"
+          "--n       size          1..100  default=5  not-with=--bench\n"
+          "--a       real          -1..1e+30  default=2.5  not-with=--watch  only-kernels=two,lib\n"
+          "--watch   flag          -\n"
+          "--at      text          -  only-with=--watch\n");
+}
+
+TEST_CASE("host: options: an option that cannot affect the run is refused with the reason, by finish()") {
+    auto refused = [](std::vector<std::string> words, const std::function<void(Program&)>& rules) {
+        Parsed p(std::move(words));
+        Program prog = p.program();
+        prog.size("--n", 1);
+        prog.flag("--watch");
+        prog.flag("--gif");
+        rules(prog);
+        try {
+            prog.finish();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    const auto only_with = [](Program& p) { p.only_with("--n", {"--watch", "--gif"}, "it paces them"); };
+    CHECK(refused({"--n", "3"}, only_with) == "--n: does nothing without --watch or --gif (it paces them); add one or drop --n");
+    CHECK(refused({"--n", "3", "--gif"}, only_with) == "(accepted)");
+    CHECK(refused({}, only_with) == "(accepted)");
+    const auto not_with = [](Program& p) { p.not_with("--n", "--watch", "the view has its own"); };
+    CHECK(refused({"--n", "3", "--watch"}, not_with) == "--n: does nothing with --watch (the view has its own); drop one of the two");
+    CHECK(refused({"--n", "3"}, not_with) == "(accepted)");
+    const auto kernels = [](Program& p) { p.only_for_kernels("--n", {"two"}); };
+    CHECK(refused({"--n", "3", "--kernel", "one"}, kernels) ==
+          "--n: does nothing with --kernel one (it matters only to two); drop one of the two");
+    CHECK(refused({"--n", "3", "--kernel", "two"}, kernels) == "(accepted)");
+    CHECK(refused({"--n", "3"}, kernels) == "(accepted)");  // all kernels
+    // A typo is reported before any rule; a rule that refuses comes before one that asks for more.
+    CHECK(refused({"--n", "3", "--nn"}, only_with) == "unknown option '--nn' (try --help)");
+    CHECK(refused({"--n", "3", "--bench"}, [&](Program& p) { only_with(p); p.not_with_bench({"--n"}); })
+              .find("--n: is not used by --bench") == 0);
+}
+
 TEST_CASE("host: options: a negative value keeps its sign in the message") {
     auto p = Parsed({"--device", "-1e30", "--block", "-3"});
     Options o = p.options();
@@ -92,12 +195,14 @@ TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it
     CHECK_FALSE(prog.selected("one"));
     CHECK_THROWS_WITH(Parsed({"--kernel", "three"}).program(),
                       "--kernel: unknown value 'three' (choose one of: one, two, lib, all)");
-    CHECK_THROWS_WITH(Parsed({"--bench", "--kernel", "one"}).program(),
+    CHECK_THROWS_WITH(Parsed({"--bench", "--kernel", "one"}).program().finish(),
                       "--kernel: --bench measures every step; leave --kernel out or drop --bench");
     auto q = Parsed({"--bench", "--n", "5"});
     Program bench = q.program();
     CHECK(bench.bench);
-    CHECK_THROWS_WITH(bench.not_with_bench({"--m", "--n"}),
+    bench.size("--n", 1);
+    bench.not_with_bench({"--m", "--n"});
+    CHECK_THROWS_WITH(bench.finish(),
                       "--n: is not used by --bench (its sizes and settings are fixed: see --help); drop one of the two");
     const std::string usage = program_usage("prog", {"does things", "  --n N   items\n", {"one", "two"}, {}, ""});
     CHECK(usage.find("one, two or all") != std::string::npos);
@@ -570,6 +675,75 @@ TEST_CASE("gpu: measure: a wrong row is never timed; libraries are timed before 
     CHECK(r[2].status == RowResult::failed_after_timing);
     CHECK(!r[2].timed());
     CHECK(r[3].status == RowResult::skipped);
+}
+
+// ---- output_file.h: what an option that writes a file may write over ---------------------------
+TEST_CASE("host: output files: never into the course's sources, never over another kind of file") {
+    namespace fs = std::filesystem;
+    const std::string root = course_root();
+    REQUIRE(!root.empty());  // build/common/tests lives in the course
+    CHECK(fs::is_regular_file(fs::path(root) / "common" / "output_file.h"));
+    std::string exercise;  // the first exercise folder, whichever it is (common/ names none)
+    for (const auto& e : fs::directory_iterator(root)) {
+        const std::string name = e.path().filename().string();
+        if (e.is_directory() && name.size() > 3 && std::isdigit((unsigned char)name[0]) && name[2] == '_' &&
+            (exercise.empty() || name < exercise))
+            exercise = name;
+    }
+    REQUIRE(!exercise.empty());
+    // Into a source folder: refused, whatever the name, however the path is written.
+    for (const std::string& path : {root + "/" + exercise + "/starter.cu", root + "/" + exercise + "/new.csv",
+                                    root + "/common/x.csv", root + "/.ci/x.csv", root + "/common/../" + exercise + "/x.csv"})
+        CHECK(why_not_output_file(path, ".csv").find("a folder of the course's sources") != std::string::npos);
+    CHECK(why_not_output_folder(root + "/" + exercise, ".pgm").find("is in " + exercise + "/") != std::string::npos);
+    CHECK(why_not_output_folder(root + "/common/frames", ".pgm").find("is in common/") != std::string::npos);
+    CHECK(course_source_folder_of(root + "/README.csv") == "");  // the top folder is fine
+    CHECK(course_source_folder_of(root + "/build/x.csv") == "");
+
+    char made[] = "/tmp/course_output_XXXXXX";
+    REQUIRE(mkdtemp(made) != nullptr);
+    const std::string t = made;
+    fs::create_directories(t + "/folder");
+    std::ofstream(t + "/old.csv") << "old";
+    std::ofstream(t + "/notes.txt") << "keep";
+    fs::create_symlink(root + "/" + exercise + "/starter.cu", t + "/link.csv");
+    CHECK(why_not_output_file(t + "/new.csv", ".csv") == "");
+    CHECK_FALSE(fs::exists(t + "/new.csv"));  // the check leaves nothing behind
+    CHECK(why_not_output_file(t + "/old.csv", ".csv") == "");
+    CHECK(why_not_output_file(t + "/OLD.CSV", ".csv") == "");  // (new: another name on this file system)
+    CHECK(fs::file_size(t + "/old.csv") == 3);  // not truncated by the check
+    CHECK(why_not_output_file(t + "/notes.txt", ".csv") == "'" + t + "/notes.txt' must be a file name ending in .csv");
+    CHECK(why_not_output_file(t + "/new.txt", ".txt .log") == "");
+    CHECK(why_not_output_file(t + "/new", ".txt .log") == "'" + t + "/new' must be a file name ending in .txt or .log");
+    CHECK(why_not_output_file(t + "/notes.txt", ".csv .txt") == "");
+    CHECK(why_not_output_file(t + "/link.csv", ".csv").find("a folder of the course's sources") != std::string::npos);
+    CHECK(why_not_output_file(t + "/folder", ".gif") == "'" + t + "/folder' is a folder; give a file name such as out.gif");
+    CHECK(why_not_output_file(t + "/no/x.gif", ".gif") == "the folder '" + t + "/no' does not exist");
+    CHECK(why_not_output_file(t + "/notes.txt/x.gif", ".gif") ==
+          "'" + t + "/notes.txt/x.gif' cannot be reached: a part of the path is a file, not a folder");
+    CHECK(why_not_output_file("/proc/x.gif", ".gif").find("cannot be created") != std::string::npos);
+    CHECK(why_not_output_file("/dev/null", ".gif") == "'/dev/null' is not a regular file");
+    CHECK(why_not_output_folder(t + "/folder", ".pgm") == "");
+    CHECK(fs::is_empty(t + "/folder"));
+    CHECK(why_not_output_folder(t + "/frames/", ".pgm") == "");
+    CHECK_FALSE(fs::exists(t + "/frames"));
+    CHECK(why_not_output_folder(t + "/old.csv", ".pgm") == "'" + t + "/old.csv' is a file, not a folder");
+    CHECK(why_not_output_folder(t + "/no/frames", ".pgm") ==
+          "the folder '" + t + "/no' does not exist (only the last folder of the path is made)");
+    CHECK(why_not_output_folder("/proc/frames", ".pgm").find("cannot make the folder") != std::string::npos);
+
+    // The option's check: one line naming the option, and the kind recorded for --list-options.
+    auto p = Parsed({"--csv", t + "/notes.txt"});
+    Options o = p.options();
+    const std::string csv = o.text("--csv", "");
+    CHECK_THROWS_WITH(require_output_file(o, "--csv", csv, ".csv"),
+                      doctest::Contains(("--csv: '" + t + "/notes.txt' must be a file name ending in .csv").c_str()));
+    CHECK(o.option_list() == "--csv  output-file   .csv\n");
+    const int fifo = mkfifo((t + "/pipe.csv").c_str(), 0600);
+    REQUIRE(fifo == 0);
+    CHECK(why_not_output_file(t + "/pipe.csv", ".csv") == "'" + t + "/pipe.csv' is not a regular file");
+    CHECK_NOTHROW(require_output_file(o, "--plot", "", ".svg"));  // not given: nothing to check
+    fs::remove_all(t);
 }
 
 TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none; the copy's speed is each row's roof" *
