@@ -75,8 +75,10 @@ static std::vector<StepRow> rows_of(const Program& p, const DeviceFacts& dev, Op
         rows.push_back({"-", "08 FP32 (CUDA cores)",
                         [&o] { run_register_blocked_2d(o.A32.get(), o.B32.get(), o.C.get(), o.m, o.n, o.k); },
                         check_fp32, fp32_skip, poison, RowKind::reference});
-        // Its operands are 4-byte floats: its least DRAM traffic is larger (the roofline's x).
-        rows.back().work.bytes = 4.0 * ((double)o.m * o.k + (double)o.n * o.k + (double)o.m * o.n);
+        // Its operands are 4-byte floats: its least DRAM traffic is larger (the roofline's x). Its
+        // FLOP are the product's: given here, or the row would count as a copy (a roof, no rate).
+        rows.back().work = Work{4.0 * ((double)o.m * o.k + (double)o.n * o.k + (double)o.m * o.n),
+                                2.0 * o.m * o.n * o.k};
     }
     return rows;
 }
