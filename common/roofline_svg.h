@@ -115,7 +115,11 @@ inline std::string roofline_svg(const RooflinePlot& plot) {
     s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" + num(height) +
          "\" viewBox=\"0 0 " + num(width) + " " + num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    s += "<text x=\"" + num(left) + "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" + xml_escape(plot.title) + "</text>\n";
+    // A long title gets a smaller font rather than running off the picture (a bold sans-serif
+    // letter is about 0.6 of the font size wide).
+    const double title_size = std::max(9.0, std::min(16.0, (width - left - 20) / (0.6 * std::max<size_t>(1, plot.title.size()))));
+    s += "<text x=\"" + num(left) + "\" y=\"28\" font-size=\"" + num(title_size) + "\" font-weight=\"bold\">" +
+         xml_escape(plot.title) + "</text>\n";
     s += "<text x=\"" + num(left) + "\" y=\"48\" fill=\"#444\">" + xml_escape(plot.subtitle) + "</text>\n";
     // Grid and axes: one line per decade.
     for (int e = x0; e <= x1; ++e) {

@@ -579,6 +579,9 @@ TEST_CASE("host: measure: the roofline SVG has the roofs, a point per timed row,
     CHECK(svg.find("FP32 peak 66.9 TFLOP/s") != std::string::npos);
     CHECK(svg.find("nan") == std::string::npos);
     CHECK(svg.find("inf") == std::string::npos);
+    CHECK(svg.find("font-size=\"16.0\" font-weight=\"bold\"") != std::string::npos);  // a short title
+    plot.title = std::string(120, 'x');  // a long one gets a smaller font and stays in the picture
+    CHECK(roofline_svg(plot).find("font-size=\"11.8\" font-weight=\"bold\"") != std::string::npos);
 }
 
 TEST_CASE("host: measure: a copy row is a roof (bytes read and written, no operations), skipped when empty") {
