@@ -2,9 +2,9 @@
 SANITIZE_ARGS := --n 4099 --pairs
 BASELINES     := cub_sort
 
-# make profile-09: 2^22 random keys. Step 2 starts with step 1's tile sort, which the table
-# counts in step 1's row (the same kernel, launched right after it); the count scan's kernels
-# (sum_tiles, scan_tiles) are counted in the step that launches them.
+# make profile-09: 2^22 random keys. Every launch counts in the step whose NVTX range it ran in:
+# step 2's own tile sort (step 1's kernel) and the count scan's kernels (sum_tiles, scan_tiles)
+# in the step that launches them.
 PROFILE_ARGS     := --n 2^22
 PROFILE_LAUNCHES := 300
 PROFILE_COLUMNS  := bank conflicts per shared-memory request = l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum / smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum; \
