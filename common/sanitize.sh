@@ -13,7 +13,9 @@
 # are split into SANITIZE_PARTS ranges of cases (default 4; doctest's --first/--last), and the
 # longest runs start first (build/sanitize-times.txt keeps each run's time from the last time).
 # The program runs with COURSE_PROFILE=1: each step once, untimed (timing would repeat the same
-# kernel on the same input). Logs: build/FOLDER/sanitize/.
+# kernel on the same input). The tests run with COURSE_SANITIZE=1 (testing.h): cases that repeat
+# one code path many times (generations, sizes past the last new path) repeat it less. Each log
+# lists every case with its seconds. Logs: build/FOLDER/sanitize/.
 set -u
 toolkit=$(dirname "$(dirname "$(readlink -f "$(command -v "${NVCC:-nvcc}" 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")")
 for d in "$toolkit/bin" "$toolkit/compute-sanitizer"; do [ -x "$d/compute-sanitizer" ] && PATH=$PATH:$d; done
@@ -78,8 +80,8 @@ while [ $# -gt 0 ]; do
     add_run "$ex/$tool-program" "$ex/$tool/program" env COURSE_PROFILE=1 "${sanitizer[@]}" "$program" "${words[@]+"${words[@]}"}"
     for ((first = 1; first <= count; first += per)); do
       last=$((first + per - 1 < count ? first + per - 1 : count))
-      add_run "$ex/$tool-tests-$first-$last" "$ex/$tool/tests" "${sanitizer[@]}" "$tests" \
-        "$exclude" "--first=$first" "--last=$last"
+      add_run "$ex/$tool-tests-$first-$last" "$ex/$tool/tests" env COURSE_SANITIZE=1 "${sanitizer[@]}" "$tests" \
+        "$exclude" "--first=$first" "--last=$last" --duration=true
     done
   done
   if [ -n "$demo" ]; then

@@ -24,10 +24,14 @@
 // - A case too big for compute-sanitizer puts "(large)" in its name; `make sanitize` leaves
 //   those out.
 // - SKIP_CASE("reason") ends a case early and counts it as skipped (e.g. not enough GPU memory).
+// - `make sanitize` runs the tests with COURSE_SANITIZE=1. A sanitizer looks for bad accesses,
+//   races and missing barriers: each code path once, not each repetition of it. A case that
+//   repeats one path many times asks for less there, e.g. generations = sanitizing(100, 10).
 #pragma once
 
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <string>
@@ -43,6 +47,16 @@
 #include "steps.h"
 
 inline doctest::test_suite needs_gpu() { return doctest::test_suite("gpu"); }
+
+// `full` in a normal run, `lighter` under make sanitize (COURSE_SANITIZE=1): see above.
+inline bool under_sanitizer() {
+    const char* s = std::getenv("COURSE_SANITIZE");
+    return s && std::string(s) == "1";
+}
+template <class T>
+T sanitizing(T full, T lighter) {
+    return under_sanitizer() ? lighter : full;
+}
 
 namespace course_testing {
 // Set by SKIP_CASE, read (and cleared) by the summary listener in test_main.cpp.
