@@ -2,7 +2,6 @@
 // reference and times it; --watch, --frames and --gif show a run as it happens; --bench prints
 // the benchmark tables.
 #include <iterator>
-#include <memory>
 #include <utility>
 
 #include "game_of_life.h"
@@ -105,54 +104,6 @@ static int run(const Program& p, int w, int h, long long generations, const Star
     return m.finish() ? 1 : 0;
 }
 
-// ---- --watch, --frames, --gif ------------------------------------------------------------------------
-struct Show {
-    const LifeStep& step;
-    long long every;
-    double fps;
-    bool watch;
-};
-
-static int run_show(const Show& s, RunPictures& pictures, int w, int h, long long generations, const Start& start) {
-    const size_t cells = (size_t)w * h;
-    DeviceBuffer<uint8_t> cur(start.cells), spare(cells);
-    std::unique_ptr<TerminalView> view;
-    if (s.watch) view = std::make_unique<TerminalView>(s.fps);
-    std::vector<uint8_t> host, window;
-    auto emit = [&](long long gen) {
-        if (pictures.wanted()) {
-            host = cur.download();
-            pictures.add(host.data(), gen);
-        }
-        if (view) {
-            const TerminalView::Window win = view->window(w, h, start.centre_x, start.centre_y);
-            window.resize((size_t)win.width * win.height);
-            CUDA_CHECK(cudaMemcpy2D(window.data(), win.width, cur.get() + (size_t)win.y0 * w + win.x0, w, win.width,
-                                    win.height, cudaMemcpyDeviceToHost));
-            view->show(strf("generation %lld  live cells %llu  %dx%d torus  kernel %s", gen,
-                            count_alive(cur.get(), cells), w, h, s.step.name),
-                       window.data(), win, w, h);
-        }
-    };
-
-    long long gen = 0;
-    emit(0);
-    while (gen < generations && !TerminalView::interrupted()) {
-        const long long k = std::min(s.every, generations - gen);
-        s.step.run(cur, spare, w, h, k, false);
-        gen += k;
-        if (view) view->pace();
-        if (TerminalView::interrupted()) break;
-        emit(gen);
-    }
-    view.reset();  // gives the terminal back before the summary
-    std::printf("%s generation %lld: %llu live cells on a %dx%d torus (kernel %s)\n",
-                gen < generations ? "stopped (Ctrl-C) at" : "done:", gen, count_alive(cur.get(), cells), w, h,
-                s.step.name);
-    pictures.finish();
-    return 0;
-}
-
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"Conway's Game of Life on a torus, on the GPU",
@@ -212,10 +163,7 @@ int main(int argc, char** argv) {
     if (x >= w || y >= h) p.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
     const bool writes_pictures = !frames_dir.empty() || !gif_path.empty();
     if (scale == 0) scale = default_scale(w, h);
-    if (writes_pictures && ((long long)w * scale > kMaxImageSide || (long long)h * scale > kMaxImageSide))
-        p.fail(gif_path.empty() ? "--frames" : "--gif",
-               strf("a %dx%d lattice at %d pixel(s) per cell is over %d pixels a side; use a smaller --size or "
-                    "--scale", w, h, scale, kMaxImageSide));
+    if (writes_pictures) refuse_unless_fine(gif_path.empty() ? "--frames" : "--gif", picture_size_problem(w, h, scale));
     // Host: the start, the CPU reference and its working copy, the result downloaded (or a frame).
     require_fits_in_host(p, "--size", 3.0 * w * h);
 
@@ -240,11 +188,10 @@ int main(int argc, char** argv) {
     if (!have_pattern) start.cells = random_lattice(w, h, density, p.seed);
     if (!watch && !writes_pictures) return run(p, w, h, generations, start);
 
-    const LifeStep& step = *chosen;
     std::printf("start: %s\n", start.description.c_str());
     try {
         RunPictures pictures(gif_path, frames_dir, w, h, scale, fps);
-        return run_show({step, every, fps, watch}, pictures, w, h, generations, start);
+        return run_show({*chosen, every, fps, watch}, pictures, w, h, generations, start);
     } catch (const std::runtime_error& e) {  // a picture could not be written
         std::fprintf(stderr, "%s: error: %s\n", p.program().c_str(), e.what());
         return kExitBadInput;

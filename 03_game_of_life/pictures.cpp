@@ -1,5 +1,5 @@
 // pictures.cpp (support): half-block text, PGM, GIF (through giflib: no hand-written encoder),
-// and the terminal set-up of --watch.
+// the terminal set-up of --watch, and the run that --watch, --frames and --gif show.
 #include "pictures.h"
 
 #include <algorithm>
@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "options.h"  // Options::printable
+#include "bench.h"       // strf
+#include "cuda_check.h"
+#include "options.h"     // Options::printable
 
 // ---- Text ------------------------------------------------------------------------------------
 std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int height, size_t pitch) {
@@ -38,6 +40,12 @@ std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int h
 
 // ---- Pictures --------------------------------------------------------------------------------
 int default_scale(int width, int height) { return std::max(1, std::min(8, 512 / std::max(width, height))); }
+
+std::string picture_size_problem(int width, int height, int scale) {
+    if ((long long)width * scale <= kMaxImageSide && (long long)height * scale <= kMaxImageSide) return "";
+    return strf("a %dx%d lattice at %d pixel(s) per cell is over %d pixels a side; use a smaller --size or --scale",
+                width, height, scale, kMaxImageSide);
+}
 
 static std::string quoted(const std::string& path) { return "'" + Options::printable(path, Options::kPathChars) + "'"; }
 
@@ -282,3 +290,44 @@ void TerminalView::pace() {
 }
 
 bool TerminalView::interrupted() { return g_interrupted != 0; }
+
+// ---- The run that --watch, --frames and --gif show -------------------------------------------------
+int run_show(const Show& s, RunPictures& pictures, int w, int h, long long generations, const Start& start) {
+    const size_t cells = (size_t)w * h;
+    DeviceBuffer<uint8_t> cur(start.cells), spare(cells);
+    std::unique_ptr<TerminalView> view;
+    if (s.watch) view = std::make_unique<TerminalView>(s.fps);
+    std::vector<uint8_t> host, window;
+    auto emit = [&](long long gen) {
+        if (pictures.wanted()) {
+            host = cur.download();
+            pictures.add(host.data(), gen);
+        }
+        if (view) {
+            const TerminalView::Window win = view->window(w, h, start.centre_x, start.centre_y);
+            window.resize((size_t)win.width * win.height);
+            CUDA_CHECK(cudaMemcpy2D(window.data(), win.width, cur.get() + (size_t)win.y0 * w + win.x0, w, win.width,
+                                    win.height, cudaMemcpyDeviceToHost));
+            view->show(strf("generation %lld  live cells %llu  %dx%d torus  kernel %s", gen,
+                            count_alive(cur.get(), cells), w, h, s.step.name),
+                       window.data(), win, w, h);
+        }
+    };
+
+    long long gen = 0;
+    emit(0);
+    while (gen < generations && !TerminalView::interrupted()) {
+        const long long k = std::min(s.every, generations - gen);
+        s.step.run(cur, spare, w, h, k, false);
+        gen += k;
+        if (view) view->pace();
+        if (TerminalView::interrupted()) break;
+        emit(gen);
+    }
+    view.reset();  // gives the terminal back before the summary
+    std::printf("%s generation %lld: %llu live cells on a %dx%d torus (kernel %s)\n",
+                gen < generations ? "stopped (Ctrl-C) at" : "done:", gen, count_alive(cur.get(), cells), w, h,
+                s.step.name);
+    pictures.finish();
+    return 0;
+}

@@ -1,5 +1,6 @@
 // pictures.h: showing a lattice (pictures.cpp, support for main.cpp and tests.cpp): text with
-// Unicode half blocks for a live terminal view, PGM frames, and animated GIFs through giflib.
+// Unicode half blocks for a live terminal view, PGM frames, animated GIFs through giflib, and the
+// run that --watch, --frames and --gif show.
 #pragma once
 
 #include <chrono>
@@ -8,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "patterns.h"  // Start (and, through game_of_life.h, LifeStep)
 
 // Text lines for a width x height block of cells (row y at cells + y * pitch): each character
 // shows two cells, one above the other, with the half blocks U+2580 (upper) and U+2584 (lower),
@@ -18,6 +21,8 @@ std::vector<std::string> half_block_lines(const uint8_t* cells, int width, int h
 constexpr int kMaxImageSide = 8192;
 // Pixels per cell so that the longer side is about 512 pixels (1 to 8).
 int default_scale(int width, int height);
+// Why a width x height lattice cannot be drawn at `scale` pixels per cell ("" when it can).
+std::string picture_size_problem(int width, int height, int scale);
 
 // --gif and --frames are checked before the run by common/output_file.h (require_output_file).
 
@@ -90,3 +95,14 @@ private:
     Clock::duration period_;
     Clock::time_point deadline_;
 };
+
+// --watch, --frames, --gif: runs `step` from `start` on a width x height torus, `every` generations
+// from one frame to the next, until `generations` or Ctrl-C; each frame is shown in the terminal
+// (watch, `fps` frames a second) and added to `pictures`. Prints one summary line; returns 0.
+struct Show {
+    const LifeStep& step;
+    long long every;
+    double fps;
+    bool watch;
+};
+int run_show(const Show& s, RunPictures& pictures, int w, int h, long long generations, const Start& start);
