@@ -234,6 +234,11 @@ public:
     [[noreturn]] void fail(const std::string& name, const std::string& problem) const {
         bad_input(program_, name + ": " + problem);
     }
+    // For checks that return "" or the problem (why_not_output_file, a parser's message): fails
+    // only when there is one.
+    void fail_if(const std::string& name, const std::string& problem) const {
+        if (!problem.empty()) fail(name, problem);
+    }
 
     // The record of an option (made on first use): what --list-options prints. Const, because
     // checks that take a const Options& (output_file.h) record the kind of file they check.

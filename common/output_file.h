@@ -200,13 +200,11 @@ inline void require_output_file(const Options& opts, const std::string& option, 
                                 const std::string& extension) {
     opts.declare(option, "output-file", output_file_detail::list_of(extension), "");
     if (opts.listing() || path.empty()) return;
-    const std::string why = why_not_output_file(path, extension);
-    if (!why.empty()) opts.fail(option, why);
+    opts.fail_if(option, why_not_output_file(path, extension));
 }
 inline void require_output_folder(const Options& opts, const std::string& option, const std::string& dir,
                                   const std::string& extension) {
     opts.declare(option, "output-folder", output_file_detail::list_of(extension), "");
     if (opts.listing() || dir.empty()) return;
-    const std::string why = why_not_output_folder(dir, extension);
-    if (!why.empty()) opts.fail(option, why);
+    opts.fail_if(option, why_not_output_folder(dir, extension));
 }

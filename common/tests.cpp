@@ -186,6 +186,13 @@ TEST_CASE("host: options: empty text, given(), and printable()") {
     CHECK(Options::printable(std::string(100, 'a'), SIZE_MAX) == std::string(100, 'a'));  // a path, whole
 }
 
+TEST_CASE("host: options: fail_if fails only on a problem") {
+    auto p = Parsed({"--size", "5"});
+    Options o = p.options();
+    CHECK_NOTHROW(o.fail_if("--size", ""));
+    CHECK_THROWS_WITH(o.fail_if("--size", "too small"), "--size: too small");
+}
+
 TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it ignores") {
     auto p = Parsed({"--kernel", "two", "--seed", "9"});
     Program prog = p.program();
