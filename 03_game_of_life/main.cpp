@@ -146,9 +146,6 @@ int main(int argc, char** argv) {
     for (const char* file : {"--csv", "--plot"})
         for (const char* show : {"--watch", "--frames", "--gif"}) p.not_with(file, show, "showing a run prints no table");
     p.finish();
-    auto refuse_unless_fine = [&](const char* name, const std::string& why) {
-        if (!why.empty()) p.fail(name, why);
-    };
 
     if (p.bench) {
         // 16384^2: on the host the start, its reference and the result; on the GPU the pair and
@@ -157,13 +154,13 @@ int main(int argc, char** argv) {
         return run(p, 0, 0, 0, Start{});
     }
     int w = 0, h = 0, x = -1, y = -1;
-    refuse_unless_fine("--size", read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h));
+    p.fail_if("--size", read_pair(size_text, 'x', "WIDTHxHEIGHT such as 640x480", 1, kMaxSide, w, h));
     const bool have_pattern = p.given("--pattern");
-    if (!at_text.empty()) refuse_unless_fine("--at", read_pair(at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y));
+    if (!at_text.empty()) p.fail_if("--at", read_pair(at_text, ',', "X,Y such as 10,20", 0, kMaxSide, x, y));
     if (x >= w || y >= h) p.fail("--at", strf("(%d, %d) is outside the %dx%d lattice", x, y, w, h));
     const bool writes_pictures = !frames_dir.empty() || !gif_path.empty();
     if (scale == 0) scale = default_scale(w, h);
-    if (writes_pictures) refuse_unless_fine(gif_path.empty() ? "--frames" : "--gif", picture_size_problem(w, h, scale));
+    if (writes_pictures) p.fail_if(gif_path.empty() ? "--frames" : "--gif", picture_size_problem(w, h, scale));
     // Host: the start, the CPU reference and its working copy, the result downloaded (or a frame).
     require_fits_in_host(p, "--size", 3.0 * w * h);
 
