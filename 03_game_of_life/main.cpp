@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
     p.only_with("--every", {"--watch", "--frames", "--gif"}, "it spaces the frames shown or written");
     p.only_with("--scale", {"--frames", "--gif"}, "it sizes the pictures written");
     for (const char* file : {"--csv", "--plot"})
-        for (const char* show : {"--watch", "--frames", "--gif"}) p.not_with(file, show, "showing a run prints no table");
+        for (const char* show : {"--watch", "--frames", "--gif"})
+            p.not_with(file, show, "showing a run prints no table");
     p.finish();
 
     if (p.bench) {
@@ -184,13 +185,5 @@ int main(int argc, char** argv) {
                                 chosen->info.max_cells(), chosen->info.limit, w, h, (size_t)w * h));
     if (!have_pattern) start.cells = random_lattice(w, h, density, p.seed);
     if (!watch && !writes_pictures) return run(p, w, h, generations, start);
-
-    std::printf("start: %s\n", start.description.c_str());
-    try {
-        RunPictures pictures(gif_path, frames_dir, w, h, scale, fps);
-        return run_show({*chosen, every, fps, watch}, pictures, w, h, generations, start);
-    } catch (const std::runtime_error& e) {  // a picture could not be written
-        std::fprintf(stderr, "%s: error: %s\n", p.program().c_str(), e.what());
-        return kExitBadInput;
-    }
+    return run_show({*chosen, every, fps, watch, gif_path, frames_dir, scale}, p.program(), w, h, generations, start);
 }

@@ -292,7 +292,8 @@ void TerminalView::pace() {
 bool TerminalView::interrupted() { return g_interrupted != 0; }
 
 // ---- The run that --watch, --frames and --gif show -------------------------------------------------
-int run_show(const Show& s, RunPictures& pictures, int w, int h, long long generations, const Start& start) {
+static void show_frames(const Show& s, RunPictures& pictures, int w, int h, long long generations,
+                        const Start& start) {
     const size_t cells = (size_t)w * h;
     DeviceBuffer<uint8_t> cur(start.cells), spare(cells);
     std::unique_ptr<TerminalView> view;
@@ -329,5 +330,16 @@ int run_show(const Show& s, RunPictures& pictures, int w, int h, long long gener
                 gen < generations ? "stopped (Ctrl-C) at" : "done:", gen, count_alive(cur.get(), cells), w, h,
                 s.step.name);
     pictures.finish();
-    return 0;
+}
+
+int run_show(const Show& s, const std::string& program, int w, int h, long long generations, const Start& start) {
+    std::printf("start: %s\n", start.description.c_str());
+    try {
+        RunPictures pictures(s.gif_path, s.frames_dir, w, h, s.scale, s.fps);
+        show_frames(s, pictures, w, h, generations, start);
+        return 0;
+    } catch (const std::runtime_error& e) {  // a picture could not be written
+        std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+        return kExitBadInput;
+    }
 }

@@ -96,13 +96,17 @@ private:
     Clock::time_point deadline_;
 };
 
-// --watch, --frames, --gif: runs `step` from `start` on a width x height torus, `every` generations
-// from one frame to the next, until `generations` or Ctrl-C; each frame is shown in the terminal
-// (watch, `fps` frames a second) and added to `pictures`. Prints one summary line; returns 0.
+// --watch, --frames, --gif: prints the start, then runs `step` from it on a width x height torus,
+// `every` generations from one frame to the next, until `generations` or Ctrl-C; each frame is
+// shown in the terminal (watch, `fps` frames a second) and written to the GIF and the PGM folder
+// (either path may be ""). Prints one summary line. Returns the exit code: 0, or kExitBadInput
+// after one line "program: error: path: why" when a picture cannot be written.
 struct Show {
     const LifeStep& step;
     long long every;
     double fps;
     bool watch;
+    std::string gif_path, frames_dir;
+    int scale;
 };
-int run_show(const Show& s, RunPictures& pictures, int w, int h, long long generations, const Start& start);
+int run_show(const Show& s, const std::string& program, int w, int h, long long generations, const Start& start);
