@@ -13,6 +13,7 @@
 // usable GPU": programs say so in one line and exit with code 2; tests skip (testing.h).
 struct GpuPresence {
     bool usable = false;
+    int count = 0;       // the devices CUDA shows, when usable
     std::string reason;  // empty when usable
 };
 
@@ -22,6 +23,7 @@ inline GpuPresence probe_gpu() {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err == cudaSuccess && count > 0) {
         p.usable = true;
+        p.count = count;
         return p;
     }
     cudaGetLastError();  // clear the sticky error so later calls start clean
@@ -41,14 +43,16 @@ inline std::string cuda_toolkit_version() {
 }
 
 // Programs call this first: one clear line and exit code 2 when there is no usable GPU.
+// Returns how many devices CUDA shows (at least 1).
 constexpr int kExitNoGpu = 2;
-inline void require_gpu(const char* program) {
+inline int require_gpu(const char* program) {
     GpuPresence p = probe_gpu();
     if (!p.usable) {
         std::fprintf(stderr, "%s: no usable GPU: %s (built with CUDA Toolkit %s)\n", program,
                      p.reason.c_str(), cuda_toolkit_version().c_str());
         std::exit(kExitNoGpu);
     }
+    return p.count;
 }
 
 // ---- Device facts -------------------------------------------------------------------------
