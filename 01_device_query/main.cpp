@@ -201,9 +201,7 @@ int main(int argc, char** argv) {
     p.finish();
     for (const char* output : {"--csv", "--plot"})  // the listing measures nothing to write
         if (!p.bench && p.given(output)) p.fail(output, "writes what --bench measures: add --bench");
-    require_gpu(p.program().c_str());
-    int count = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&count));
+    const int count = require_gpu(p.program().c_str());
     if (device >= count)
         p.fail("--device", strf("there is no device %d (this machine has %d: 0 to %d)", device, count, count - 1));
     return p.bench ? run_bench(p, device < 0 ? 0 : device) : list_devices(count, device);
