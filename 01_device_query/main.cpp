@@ -109,8 +109,8 @@ static int list_devices(int count, int only) {
     CUDA_CHECK(cudaDriverGetVersion(&driver));
     CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     std::printf("%d CUDA device%s. The driver supports CUDA up to %d.%d; runtime %d.%d; built with CUDA Toolkit %s.\n\n",
-                count, count == 1 ? "" : "s", driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10,
-                cuda_toolkit_version().c_str());
+                count, count == 1 ? "" : "s", driver / 1000, driver % 1000 / 10, runtime / 1000,
+                runtime % 1000 / 10, cuda_toolkit_version().c_str());
     DeviceReport last;
     for (int dev = 0; dev < count; ++dev)
         if (only < 0 || dev == only) print_device(last = query_device(dev));
