@@ -80,12 +80,13 @@ Outcome sum_outcome(const DeviceBuffer<T>& target, size_t m, const ReferenceSum&
     return {within(got, ref.sum, tol), strf("%.10g", got), strf("%.10g", ref.sum),
             strf("|error| %.2g, allowed %.2g", std::fabs(got - ref.sum), tol.atol)};
 }
+
+}  // namespace
+
 Outcome int_sum_outcome(int got, long long ref) {
     const bool ok = got == wrap_to_int(ref);
     return {ok, std::to_string(got), std::to_string(wrap_to_int(ref)), ok ? "exact" : "an int sum must be exact"};
 }
-
-}  // namespace
 
 // ---- Step 1: race plain (k = 0), race barrier (k = 1) ----------------------------------------
 void launch_race(Workload& w, size_t k) {
