@@ -19,10 +19,10 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
     DeviceBuffer<float> df(xf), of(xf.size());
     DeviceBuffer<size_t> kept(1);
     CubScan cub;
-    // The first `used` outputs against `want` (an inclusive scan's first elements are the
+    // The first `used` outputs against ref (an inclusive scan's first elements are the
     // inclusive scan of the first elements); then, for a step outside the benchmark, the others.
-    auto check = [&](const std::vector<int>& want, const ScanStep* step, size_t used) {
-        Comparison c = compare(oi.download().data(), want.data(), used, Tolerance{0, 0});
+    auto check = [&](const ScanStep* step, size_t used) {
+        Comparison c = compare(oi.download().data(), ref.data(), used, Tolerance{0, 0});
         if (!c.ok() || !step || bench || profiling_mode())  // (profiled: no launches outside the step's range)
             return Check{c.ok(), c.ok() ? "exact" : "int inclusive: " + c.describe()};
         const std::vector<int> xi_used(xi.begin(), xi.begin() + used);
@@ -48,12 +48,12 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
     if (p.selected("cub"))  // and the copy: the libraries
         rows = {copy_row("cudaMemcpy (device to device)", oi.get(), di.get(), xi, RowKind::reference, {all, "2n"}),
                 {"-", "cub::DeviceScan::InclusiveSum", [&] { cub.inclusive_sum(di.get(), oi.get(), n); },
-                 [&] { return check(ref, nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
+                 [&] { return check(nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
     for (const ScanStep& s : p.selected(kSteps)) {
         const size_t used = std::min(n, s.info.max_n);  // a one-block step's time is not comparable with CUB's
         const std::string skip = bench && used < n ? strf("one block scans at most %zu elements", used) : "";
         rows.push_back({std::to_string(s.number), s.name, [&, s, used] { s.run(di.get(), oi.get(), used, ScanKind::inclusive); },
-                        [&, s, used] { return check(ref, &s, used); }, skip, poison, RowKind::step,
+                        [&, s, used] { return check(&s, used); }, skip, poison, RowKind::step,
                         Work{8.0 * used, 1.0 * used}, {used < n ? strf("%zu (one block's limit)", used) : all, s.info.model->traffic},
                         used < n ? "-" : ""});
     }
@@ -129,15 +129,12 @@ int main(int argc, char** argv) {
         run_racy_demo(p.seed);
         return 0;
     }
-    if (p.bench) {
-        // Host: the input, its reference, one downloaded output and compaction's reference. GPU:
-        // in, out, host_levels' tree or compaction's scratch (8n each). All at 2^28 ints.
-        require_memory(p, "--bench", 4.0 * 4 * ((size_t)1 << 28), 4.0 * 4 * ((size_t)1 << 28));
-        return run(p, n);
-    }
     // Host, at the peak of a step's check: the int and float inputs, the scan's and compaction's
     // references, the first-n copies, one downloaded output and its reference (32n). GPU: int and
-    // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n).
-    require_memory(p, "--n", 32.0 * n, 32.0 * n);
+    // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n). --bench, at
+    // 2^28 ints and no floats, 16n a side: host, the input, its reference, one downloaded output
+    // and compaction's reference; GPU, in, out, host_levels' tree or compaction's scratch (8n each).
+    const double bytes = p.bench ? 16.0 * ((size_t)1 << 28) : 32.0 * n;
+    require_memory(p, p.bench ? "--bench" : "--n", bytes, bytes);
     return run(p, n);
 }
