@@ -83,8 +83,7 @@ int main(int argc, char** argv) {
     const bool demo = p.flag("--volatile-demo");
     p.not_with_bench({"--n", "--volatile-demo"});
     p.only_for_kernels("--block", step_names(kSteps));  // CUB picks its own
-    p.not_with("--kernel", "--volatile-demo", "the demo runs no step");
-    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--volatile-demo", "the demo prints no table");
+    p.not_with_demo("--volatile-demo");
     p.finish();
     if (!valid_block_size(block))
         p.fail("--block", "must be a power of two: 32, 64, 128, 256, 512 or 1024 (got " + std::to_string(block) + ")");
