@@ -56,14 +56,13 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
     // --bench: fewer runs of the slowest CAS rows. Otherwise the checked run is the warm-up, and 3
     // timed runs keep compute-sanitizer short: --bench measures.
     const BenchConfig cfg = p.bench ? kBudgetedTiming : BenchConfig{0, 3, false};
-    const DeviceFacts dev = device_facts();
     TableSpec t;
     t.title = "n threads updating shared memory";
     t.count_ops("M updates/s", 1e6, "updates");
     t.columns = {"updates", "atomics", "result", "expected"};
     t.leading_columns = 2;
     t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
+    t.peak = device_facts().dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
     t.peak_name = "DRAM peak (4 B an update)";
     t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
                "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"

@@ -172,9 +172,8 @@ void launch_contention(Workload& w, size_t k) {
 }
 Outcome check_contention(const Workload& w, size_t k) {
     Outcome o = int_sum_outcome(download_one(w.total), w.int_sum);
-    std::vector<int> counters = w.counters.download();
-    counters.resize(w.addresses);
-    const Comparison c = compare_exact(counters, contention_reference(w.ints, kAggregations[k], w.addresses));
+    const Comparison c =
+        compare_exact(w.counters.download(w.addresses), contention_reference(w.ints, kAggregations[k], w.addresses));
     o.ok = o.ok && c.ok();
     o.note = strf("%s atomics on %zu address%s; counters: %s", contention_atomics(w, k).c_str(), w.addresses,
                   w.addresses == 1 ? "" : "es", c.describe().c_str());
