@@ -10,8 +10,8 @@ static const double kCpuReferenceLimit = 0x1p34;
 
 // What a run of one shape holds: on the GPU A, B and C (each read or written once, the least DRAM
 // traffic); on the host A, B, the reference (in double) and one downloaded C.
-static double matrix_bytes(int m, int n, int k) { return 4.0 * ((double)m * k + (double)k * n + (double)m * n); }
-static double host_bytes(int m, int n, int k) { return matrix_bytes(m, n, k) + 8.0 * m * n; }
+static double matrix_bytes(const MatrixShape& s) { return 4.0 * s.m * s.k + 4.0 * s.k * s.n + 4.0 * s.m * s.n; }
+static double host_bytes(const MatrixShape& s) { return matrix_bytes(s) + 8.0 * s.m * s.n; }
 
 // One shape, A and B random in [-1, 1): every selected kernel and cuBLAS, each checked against
 // the CPU product in double precision or, above kCpuReferenceLimit, against cuBLAS's first result.
@@ -43,7 +43,7 @@ static void measure(Measurements& table, const Program& p, int m, int n, int k, 
     const char* against = on_cpu ? "the CPU product in double precision"
                                  : "cuBLAS's first result (the CPU product would take too long)";
     table.section(strf("m = %d, n = %d, k = %d: checked against %s, |error| <= %.3g", m, n, k, against, tol.atol),
-                  Work{matrix_bytes(m, n, k), 2.0 * m * n * k}, rows);
+                  Work{matrix_bytes({m, n, k}), 2.0 * m * n * k}, rows);
 }
 
 // The ladder in the last table, from its results: its last step's kernel against its first, and cuBLAS.
@@ -60,22 +60,13 @@ static void print_ladder(const std::vector<RowResult>& results) {
 
 int main(int argc, char** argv) {
     Program p(argc, argv,
-              {"C = A * B (row-major float32) on the GPU, checked",
-               "  --m M           rows of A and C (default 2048)\n"
-               "  --n N           columns of B and C (default 2048)\n"
-               "  --k K           columns of A, rows of B (default 2048)\n"
-               "                  each at most 2^20; 2^K and 2^K+C work too\n",
+              {"C = A * B (row-major float32) on the GPU, checked", matrix_shape_usage(kMaxDim),
                step_names(kSteps), {"cublas"}, "the benchmark tables (1024^3, 2048^3, 4096^3, against cuBLAS)"});
-    const int m = (int)p.size("--m", 2048, 1, kMaxDim);
-    const int n = (int)p.size("--n", 2048, 1, kMaxDim);
-    const int k = (int)p.size("--k", 2048, 1, kMaxDim);
-    p.not_with_bench({"--m", "--n", "--k"});
+    const auto [m, n, k] = read_matrix_shape(p, kMaxDim);
     p.finish();
 
-    if (p.bench)  // its largest shape
-        require_memory(p, "--bench", host_bytes(4096, 4096, 4096), matrix_bytes(4096, 4096, 4096));
-    else
-        require_memory(p, "--m, --n, --k", host_bytes(m, n, k), matrix_bytes(m, n, k));
+    const MatrixShape largest = p.bench ? MatrixShape{4096, 4096, 4096} : MatrixShape{m, n, k};  // of those measured
+    require_memory(p, p.bench ? "--bench" : "--m, --n, --k", host_bytes(largest), matrix_bytes(largest));
     const DeviceFacts dev = device_facts();
     if (p.bench)
         print_bench_header("C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS", kBudgetedTiming);
