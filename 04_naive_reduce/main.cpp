@@ -163,10 +163,7 @@ int main(int argc, char** argv) {
     p.not_with_bench({"--n", "--values", "--rows", "--cols", "--demo"});
     p.only_for_kernels("--rows", {"rows_cols"});
     p.only_for_kernels("--cols", {"rows_cols"});
-    p.not_with("--kernel", "--demo", "the demo runs no step");
-    for (const char* input : {"--values", "--rows", "--cols", "--seed"})
-        p.not_with(input, "--demo", "the demo sums n ones");
-    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--demo", "the demo prints no table");
+    p.not_with_demo("--demo", {"--values", "--rows", "--cols", "--seed"}, "the demo sums n ones");
     p.finish();
     if (cols == 0) cols = rows ? ceil_div(n, rows) : std::min<size_t>(n, 4096);
     if (rows == 0) rows = ceil_div(n, cols);
