@@ -161,8 +161,7 @@ int main(int argc, char** argv) {
     size_t rows = p.size("--rows", 0, 1, max_dim), cols = p.size("--cols", 0, 1, max_dim);  // 0: from n
     const bool demo = p.choice("--demo", "none", {"none", "barrier_in_if"}) == "barrier_in_if";
     p.not_with_bench({"--n", "--values", "--rows", "--cols", "--demo"});
-    p.only_for_kernels("--rows", {"rows_cols"});
-    p.only_for_kernels("--cols", {"rows_cols"});
+    for (const char* dim : {"--rows", "--cols"}) p.only_for_kernels(dim, {"rows_cols"});
     p.not_with_demo("--demo", {"--values", "--rows", "--cols", "--seed"}, "the demo sums n ones");
     p.finish();
     if (cols == 0) cols = rows ? ceil_div(n, rows) : std::min<size_t>(n, 4096);
