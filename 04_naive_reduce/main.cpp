@@ -161,12 +161,8 @@ int main(int argc, char** argv) {
     size_t rows = p.size("--rows", 0, 1, max_dim), cols = p.size("--cols", 0, 1, max_dim);  // 0: from n
     const bool demo = p.choice("--demo", "none", {"none", "barrier_in_if"}) == "barrier_in_if";
     p.not_with_bench({"--n", "--values", "--rows", "--cols", "--demo"});
-    p.only_for_kernels("--rows", {"rows_cols"});
-    p.only_for_kernels("--cols", {"rows_cols"});
-    p.not_with("--kernel", "--demo", "the demo runs no step");
-    for (const char* input : {"--values", "--rows", "--cols", "--seed"})
-        p.not_with(input, "--demo", "the demo sums n ones");
-    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--demo", "the demo prints no table");
+    for (const char* dim : {"--rows", "--cols"}) p.only_for_kernels(dim, {"rows_cols"});
+    p.not_with_demo("--demo", {"--values", "--rows", "--cols", "--seed"}, "the demo sums n ones");
     p.finish();
     if (cols == 0) cols = rows ? ceil_div(n, rows) : std::min<size_t>(n, 4096);
     if (rows == 0) rows = ceil_div(n, cols);

@@ -83,26 +83,23 @@ int main(int argc, char** argv) {
     const bool demo = p.flag("--volatile-demo");
     p.not_with_bench({"--n", "--volatile-demo"});
     p.only_for_kernels("--block", step_names(kSteps));  // CUB picks its own
-    p.not_with("--kernel", "--volatile-demo", "the demo runs no step");
-    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--volatile-demo", "the demo prints no table");
+    p.not_with_demo("--volatile-demo");
     p.finish();
     if (!valid_block_size(block))
         p.fail("--block", "must be a power of two: 32, 64, 128, 256, 512 or 1024 (got " + std::to_string(block) + ")");
     if (demo && block < 64) p.fail("--block", "the old volatile tail needs at least 64 threads per block");
     if (demo && n == 0) p.fail("--n", "the demonstration needs at least one element");
 
-    if (p.bench) {
-        // 2^28 floats: the input, the copy test's two buffers, scratch; host: input and its copy.
-        const double bytes = 4.0 * ((size_t)1 << 28);
-        require_memory(p, "--bench", 2.0 * bytes, 3.0 * bytes + 4.0 * scratch_floats((size_t)1 << 28, block));
-        return run(p, n, block);
-    }
     if (demo) {
         require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
         return run_volatile_demo(n, block, p.seed);
     }
     // Host: the input and the copy row's download of its copy. GPU: input, its copy, scratch, CUB's
-    // storage (about as large as the scratch).
-    require_memory(p, "--n", 8.0 * n, 8.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
+    // storage (about as large as the scratch). --bench, at 2^28 floats: the input, the copy test's
+    // two buffers and scratch.
+    if (p.bench)
+        require_memory(p, "--bench", 8.0 * 0x1p28, 12.0 * 0x1p28 + 4.0 * scratch_floats((size_t)1 << 28, block));
+    else
+        require_memory(p, "--n", 8.0 * n, 8.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
     return run(p, n, block);
 }

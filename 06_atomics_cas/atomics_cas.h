@@ -167,6 +167,8 @@ struct Outcome {
     bool ok = false;
     std::string got, expected, note;
 };
+// An int sum (atomics, or CUB's) against the CPU's, which wraps as int additions do: exact or wrong.
+Outcome int_sum_outcome(int got, long long ref);
 
 // A step has one to three kernels. run(w, k) launches kernel k of the step on w (after setting
 // its target as the launcher expects it: 0 for a sum, NaN for a max, a free lock...); the step's

@@ -5,6 +5,9 @@
 #include "cub_sum.h"
 #include "program.h"
 
+// A kernel's outcome (step_cases.cpp) as a row's check: the note, then the result and what was expected.
+static Check check_of(const Outcome& o) { return Check{o.ok, o.note, {o.got, o.expected}}; }
+
 // One workload: the selected steps' kernels (those that update one word, those that spread their
 // updates over addresses, or both) and CUB's sum of the same ints.
 static void measure(Measurements& table, const Program& p, const std::string& title, Workload& w, bool one_word,
@@ -17,23 +20,15 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
         const size_t updates = s.info.updates(w);
         for (size_t k = 0; k < s.info.kernel_count(); ++k)
             rows.push_back({std::to_string(s.number), s.info.kernels[k].name, [&w, s, k] { s.run(w, k); },
-                            [&w, s, k] {
-                                const Outcome o = s.info.check(w, k);
-                                return Check{o.ok, o.note, {o.got, o.expected}};
-                            },
-                            "", {}, RowKind::step, Work{s.info.kernels[k].bytes_per_update * updates, 1.0 * updates},
+                            [&w, s, k] { return check_of(s.info.check(w, k)); }, "", {}, RowKind::step,
+                            Work{s.info.kernels[k].bytes_per_update * updates, 1.0 * updates},
                             {std::to_string(updates), s.info.atomics ? s.info.atomics(w, k) : "-"},
                             updates == w.n ? "" : "-"});  // fewer updates than CUB sums: no share of its time
     }
-    const int want = wrap_to_int(w.int_sum);
     if (p.selected("cub"))
         rows.push_back({"-", "cub::DeviceReduce::Sum", [&] { cub.run(w.d_ints.get(), w.n, cub_total.get()); },
-                        [&] {
-                            const int got = cub_total.download()[0];
-                            return Check{got == want, got == want ? "exact" : "an int sum must be exact",
-                                         {std::to_string(got), std::to_string(want)}};
-                        },
-                        "", [&] { cub_total.poison(); }, RowKind::baseline, Work{4.0 * w.n, 1.0 * w.n},
+                        [&] { return check_of(int_sum_outcome(cub_total.download()[0], w.int_sum)); }, "",
+                        [&] { cub_total.poison(); }, RowKind::baseline, Work{4.0 * w.n, 1.0 * w.n},
                         {std::to_string(w.n), "0"}});
     table.section(title, Work{}, rows);
 }
@@ -61,14 +56,13 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
     // --bench: fewer runs of the slowest CAS rows. Otherwise the checked run is the warm-up, and 3
     // timed runs keep compute-sanitizer short: --bench measures.
     const BenchConfig cfg = p.bench ? kBudgetedTiming : BenchConfig{0, 3, false};
-    const DeviceFacts dev = device_facts();
     TableSpec t;
     t.title = "n threads updating shared memory";
     t.count_ops("M updates/s", 1e6, "updates");
     t.columns = {"updates", "atomics", "result", "expected"};
     t.leading_columns = 2;
     t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
+    t.peak = device_facts().dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
     t.peak_name = "DRAM peak (4 B an update)";
     t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
                "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"
@@ -124,15 +118,10 @@ int main(int argc, char** argv) {
     if (!is_power_of_two(addresses)) p.fail("--addresses", strf("must be a power of two (got %zu)", addresses));
     if (cas_n > n)
         p.fail("--cas-n", strf("must be at most --n, %zu here: cas_add runs on the first M of the n values (got %zu)", n, cas_n));
-    if (p.bench) {
-        // 2^26 updates: the inputs (20 bytes an update) on the host and the GPU, 2^20 counters,
-        // the counters' reference and CUB's storage.
-        const double updates = (double)((size_t)1 << 26), counters = 4.0 * ((size_t)1 << 20);
-        require_memory(p, "--bench", 20 * updates + 4 * counters, 20 * updates + counters + (1 << 20));
-        return run(p, n, addresses, cas_n);
-    }
-    // Host: the inputs (20 bytes an update), the counters' reference. GPU: the inputs, the
-    // counters and CUB's storage.
-    require_memory(p, "--n", 20.0 * n + 16.0 * addresses, 20.0 * n + 4.0 * addresses + (1 << 20));
+    // The largest workload (--bench: 2^26 updates on 2^20 counters). Host: the inputs (20 bytes an
+    // update), the counters' reference. GPU: the inputs, the counters and CUB's storage.
+    const double updates = p.bench ? 0x1p26 : n, counters = p.bench ? 0x1p20 : addresses;
+    require_memory(p, p.bench ? "--bench" : "--n", 20 * updates + 16 * counters,
+                   20 * updates + 4 * counters + (1 << 20));
     return run(p, n, addresses, cas_n);
 }

@@ -80,12 +80,13 @@ Outcome sum_outcome(const DeviceBuffer<T>& target, size_t m, const ReferenceSum&
     return {within(got, ref.sum, tol), strf("%.10g", got), strf("%.10g", ref.sum),
             strf("|error| %.2g, allowed %.2g", std::fabs(got - ref.sum), tol.atol)};
 }
+
+}  // namespace
+
 Outcome int_sum_outcome(int got, long long ref) {
     const bool ok = got == wrap_to_int(ref);
     return {ok, std::to_string(got), std::to_string(wrap_to_int(ref)), ok ? "exact" : "an int sum must be exact"};
 }
-
-}  // namespace
 
 // ---- Step 1: race plain (k = 0), race barrier (k = 1) ----------------------------------------
 void launch_race(Workload& w, size_t k) {
@@ -171,9 +172,8 @@ void launch_contention(Workload& w, size_t k) {
 }
 Outcome check_contention(const Workload& w, size_t k) {
     Outcome o = int_sum_outcome(download_one(w.total), w.int_sum);
-    std::vector<int> counters = w.counters.download();
-    counters.resize(w.addresses);
-    const Comparison c = compare_exact(counters, contention_reference(w.ints, kAggregations[k], w.addresses));
+    const Comparison c =
+        compare_exact(w.counters.download(w.addresses), contention_reference(w.ints, kAggregations[k], w.addresses));
     o.ok = o.ok && c.ok();
     o.note = strf("%s atomics on %zu address%s; counters: %s", contention_atomics(w, k).c_str(), w.addresses,
                   w.addresses == 1 ? "" : "es", c.describe().c_str());

@@ -10,20 +10,19 @@
 // checked on it. A one-block step scans the first elements it takes, or is skipped in the
 // benchmark; outside the benchmark, a step's check also runs and checks its exclusive scan and
 // both float scans.
-static void measure(Measurements& table, const Program& p, const std::string& title, const std::vector<int>& xi,
-                    bool bench) {
+static void measure(Measurements& table, const Program& p, const std::string& title, const std::vector<int>& xi) {
     const size_t n = xi.size();
     const std::vector<int> ref = scan_reference(xi, ScanKind::inclusive);
-    const std::vector<float> xf = bench ? std::vector<float>() : float_input(n, p.seed);
+    const std::vector<float> xf = p.bench ? std::vector<float>() : float_input(n, p.seed);
     DeviceBuffer<int> di(xi), oi(n);
     DeviceBuffer<float> df(xf), of(xf.size());
     DeviceBuffer<size_t> kept(1);
     CubScan cub;
-    // The first `used` outputs against `want` (an inclusive scan's first elements are the
+    // The first `used` outputs against ref (an inclusive scan's first elements are the
     // inclusive scan of the first elements); then, for a step outside the benchmark, the others.
-    auto check = [&](const std::vector<int>& want, const ScanStep* step, size_t used) {
-        Comparison c = compare(oi.download().data(), want.data(), used, Tolerance{0, 0});
-        if (!c.ok() || !step || bench || profiling_mode())  // (profiled: no launches outside the step's range)
+    auto check = [&](const ScanStep* step, size_t used) {
+        Comparison c = compare(oi.download().data(), ref.data(), used, Tolerance{0, 0});
+        if (!c.ok() || !step || p.bench || profiling_mode())  // (profiled: no launches outside the step's range)
             return Check{c.ok(), c.ok() ? "exact" : "int inclusive: " + c.describe()};
         const std::vector<int> xi_used(xi.begin(), xi.begin() + used);
         const std::vector<float> xf_used(xf.begin(), xf.begin() + used);
@@ -34,9 +33,7 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
             step->run(df.get(), of.get(), used, kind);
             c = compare(oi.download().data(), scan_reference(xi_used, kind).data(), used, Tolerance{0, 0});
             if (!c.ok()) return Check{false, std::string("int ") + to_string(kind) + ": " + c.describe()};
-            std::vector<float> got = of.download();
-            got.resize(used);
-            c = check_float_scan(got, xf_used, kind);
+            c = check_float_scan(of.download(used), xf_used, kind);
             if (!c.ok()) return Check{false, std::string("float ") + to_string(kind) + ": " + c.describe()};
             worst = std::max(worst, c.worst_abs_err);
         }
@@ -48,12 +45,12 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
     if (p.selected("cub"))  // and the copy: the libraries
         rows = {copy_row("cudaMemcpy (device to device)", oi.get(), di.get(), xi, RowKind::reference, {all, "2n"}),
                 {"-", "cub::DeviceScan::InclusiveSum", [&] { cub.inclusive_sum(di.get(), oi.get(), n); },
-                 [&] { return check(ref, nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
+                 [&] { return check(nullptr, n); }, "", poison, RowKind::baseline, Work{}, {all, "2n"}}};
     for (const ScanStep& s : p.selected(kSteps)) {
         const size_t used = std::min(n, s.info.max_n);  // a one-block step's time is not comparable with CUB's
-        const std::string skip = bench && used < n ? strf("one block scans at most %zu elements", used) : "";
+        const std::string skip = p.bench && used < n ? strf("one block scans at most %zu elements", used) : "";
         rows.push_back({std::to_string(s.number), s.name, [&, s, used] { s.run(di.get(), oi.get(), used, ScanKind::inclusive); },
-                        [&, s, used] { return check(ref, &s, used); }, skip, poison, RowKind::step,
+                        [&, s, used] { return check(&s, used); }, skip, poison, RowKind::step,
                         Work{8.0 * used, 1.0 * used}, {used < n ? strf("%zu (one block's limit)", used) : all, s.info.model->traffic},
                         used < n ? "-" : ""});
     }
@@ -96,11 +93,11 @@ static int run(const Program& p, size_t n) {
         std::printf("Every result is checked exactly against the CPU's, before and after its timing.\n\n");
         for (int k : {25, 28})
             measure(table, p, strf("2^%d ints (%.0f MB)", k, 4.0 * ((size_t)1 << k) / 1e6),
-                    int_input((size_t)1 << k, p.seed + k), true);
+                    int_input((size_t)1 << k, p.seed + k));
         return table.finish() ? 1 : 0;
     }
     const std::vector<int> xi = int_input(n, p.seed);
-    measure(table, p, "", xi, false);
+    measure(table, p, "", xi);
     const int failures = table.finish();
     if (!p.selected(kSteps).empty()) print_counts(xi, p.kernel);
     if (n <= 16) print_pictures(xi);
@@ -119,9 +116,7 @@ int main(int argc, char** argv) {
     const size_t n = p.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const bool racy = p.flag("--racy-demo");
     p.not_with_bench({"--n", "--racy-demo"});
-    p.not_with("--kernel", "--racy-demo", "the demo runs no step");
-    p.not_with("--n", "--racy-demo", "the demo always scans 1024 elements, one block");
-    for (const char* file : {"--csv", "--plot"}) p.not_with(file, "--racy-demo", "the demo prints no table");
+    p.not_with_demo("--racy-demo", {"--n"}, "the demo always scans 1024 elements, one block");
     p.finish();
 
     if (racy) {
@@ -129,15 +124,12 @@ int main(int argc, char** argv) {
         run_racy_demo(p.seed);
         return 0;
     }
-    if (p.bench) {
-        // Host: the input, its reference, one downloaded output and compaction's reference. GPU:
-        // in, out, host_levels' tree or compaction's scratch (8n each). All at 2^28 ints.
-        require_memory(p, "--bench", 4.0 * 4 * ((size_t)1 << 28), 4.0 * 4 * ((size_t)1 << 28));
-        return run(p, n);
-    }
     // Host, at the peak of a step's check: the int and float inputs, the scan's and compaction's
     // references, the first-n copies, one downloaded output and its reference (32n). GPU: int and
-    // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n).
-    require_memory(p, "--n", 32.0 * n, 32.0 * n);
+    // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n). --bench, at
+    // 2^28 ints and no floats, 16n a side: host, the input, its reference, one downloaded output
+    // and compaction's reference; GPU, in, out, host_levels' tree or compaction's scratch (8n each).
+    const double bytes = p.bench ? 16.0 * ((size_t)1 << 28) : 32.0 * n;
+    require_memory(p, p.bench ? "--bench" : "--n", bytes, bytes);
     return run(p, n);
 }

@@ -8,13 +8,14 @@
 // check then uses cuBLAS's FP32 result, with twice the tolerance (both sides round).
 static const double kCpuReferenceLimit = 0x1p34;
 
-// The host side of a run holds A and B, the reference (in double) and one downloaded C.
-static double host_bytes(int m, int n, int k) { return 4.0 * ((double)m * k + (double)k * n) + 12.0 * m * n; }
+// What a run of one shape holds: on the GPU A, B and C (each read or written once, the least DRAM
+// traffic); on the host A, B, the reference (in double) and one downloaded C.
+static double matrix_bytes(const MatrixShape& s) { return 4.0 * s.m * s.k + 4.0 * s.k * s.n + 4.0 * s.m * s.n; }
+static double host_bytes(const MatrixShape& s) { return matrix_bytes(s) + 8.0 * s.m * s.n; }
 
 // One shape, A and B random in [-1, 1): every selected kernel and cuBLAS, each checked against
 // the CPU product in double precision or, above kCpuReferenceLimit, against cuBLAS's first result.
-// Returns the shape, as the table's title names it.
-static std::string measure(Measurements& table, const Program& p, int m, int n, int k, uint64_t seed) {
+static void measure(Measurements& table, const Program& p, int m, int n, int k, uint64_t seed) {
     const std::vector<float> A = random_floats((size_t)m * k, seed, -1.0f, 1.0f);
     const std::vector<float> B = random_floats((size_t)k * n, seed + 1000, -1.0f, 1.0f);
     DeviceBuffer<float> d_A(A), d_B(B), d_C((size_t)m * n);
@@ -39,43 +40,33 @@ static std::string measure(Measurements& table, const Program& p, int m, int n, 
             rows.push_back({std::to_string(s.number), kernel.label,
                             [&, kernel] { kernel.run(d_A.get(), d_B.get(), d_C.get(), m, n, k); }, check, "", poison});
     if (p.selected("cublas")) rows.push_back({"-", "cuBLAS SGEMM", gemm, check, "", poison, RowKind::baseline});
-    const std::string shape = strf("m = %d, n = %d, k = %d", m, n, k);
     const char* against = on_cpu ? "the CPU product in double precision"
                                  : "cuBLAS's first result (the CPU product would take too long)";
-    table.section(strf("%s: checked against %s, |error| <= %.3g", shape.c_str(), against, tol.atol),
-                  Work{4.0 * ((double)m * k + (double)k * n + (double)m * n), 2.0 * m * n * k}, rows);
-    return shape;
+    table.section(strf("m = %d, n = %d, k = %d: checked against %s, |error| <= %.3g", m, n, k, against, tol.atol),
+                  Work{matrix_bytes({m, n, k}), 2.0 * m * n * k}, rows);
 }
 
 // The ladder in the last table, from its results: its last step's kernel against its first, and cuBLAS.
-static void print_ladder(const std::vector<RowResult>& results, const std::string& shape) {
+static void print_ladder(const std::vector<RowResult>& results) {
+    const std::string last = results.empty() ? "" : results.back().section;
     std::vector<const RowResult*> steps, library;
     for (const RowResult& r : results)
-        if (r.section == results.back().section && r.timed()) (r.kind == RowKind::step ? steps : library).push_back(&r);
+        if (r.section == last && r.timed()) (r.kind == RowKind::step ? steps : library).push_back(&r);
     if (steps.size() > 1 && !library.empty())
-        std::printf("At %s: %s is %.1fx %s and %.1f%% of cuBLAS.\n\n", shape.c_str(), steps.back()->name.c_str(),
-                    steps.front()->ms / steps.back()->ms, steps.front()->name.c_str(), 100 * library[0]->ms / steps.back()->ms);
+        std::printf("At %s: %s is %.1fx %s and %.1f%% of cuBLAS.\n\n", last.substr(0, last.find(':')).c_str(),
+                    steps.back()->name.c_str(), steps.front()->ms / steps.back()->ms, steps.front()->name.c_str(),
+                    100 * library[0]->ms / steps.back()->ms);
 }
 
 int main(int argc, char** argv) {
     Program p(argc, argv,
-              {"C = A * B (row-major float32) on the GPU, checked",
-               "  --m M           rows of A and C (default 2048)\n"
-               "  --n N           columns of B and C (default 2048)\n"
-               "  --k K           columns of A, rows of B (default 2048)\n"
-               "                  each at most 2^20; 2^K and 2^K+C work too\n",
+              {"C = A * B (row-major float32) on the GPU, checked", matrix_shape_usage(kMaxDim),
                step_names(kSteps), {"cublas"}, "the benchmark tables (1024^3, 2048^3, 4096^3, against cuBLAS)"});
-    const int m = (int)p.size("--m", 2048, 1, kMaxDim);
-    const int n = (int)p.size("--n", 2048, 1, kMaxDim);
-    const int k = (int)p.size("--k", 2048, 1, kMaxDim);
-    p.not_with_bench({"--m", "--n", "--k"});
+    const auto [m, n, k] = read_matrix_shape(p, kMaxDim);
     p.finish();
 
-    // Host: A, B, the reference and one downloaded C; GPU: A, B and C (--bench: at 4096^3).
-    if (p.bench)
-        require_memory(p, "--bench", host_bytes(4096, 4096, 4096), 12.0 * 4096 * 4096);
-    else
-        require_memory(p, "--m, --n, --k", host_bytes(m, n, k), 4.0 * ((double)m * k + (double)k * n + (double)m * n));
+    const MatrixShape largest = p.bench ? MatrixShape{4096, 4096, 4096} : MatrixShape{m, n, k};  // of those measured
+    require_memory(p, p.bench ? "--bench" : "--m, --n, --k", host_bytes(largest), matrix_bytes(largest));
     const DeviceFacts dev = device_facts();
     if (p.bench)
         print_bench_header("C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS", kBudgetedTiming);
@@ -95,11 +86,10 @@ int main(int argc, char** argv) {
                "once each. x->row / x->col: what threadIdx.x runs along. cuBLAS: cublasSgemm in\n"
                "CUBLAS_PEDANTIC_MATH (strict FP32, no TF32), measured in the same run.";
     Measurements table(t, kBudgetedTiming, p.outputs());
-    std::string shape;
     if (p.bench)
-        for (int s : {1024, 2048, 4096}) shape = measure(table, p, s, s, s, p.seed + s);
+        for (int s : {1024, 2048, 4096}) measure(table, p, s, s, s, p.seed + s);
     else
-        shape = measure(table, p, m, n, k, p.seed);
-    print_ladder(table.results(), shape);
+        measure(table, p, m, n, k, p.seed);
+    print_ladder(table.results());
     return table.finish() ? 1 : 0;
 }

@@ -191,16 +191,10 @@ static int run_bench(const Program& p) {
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"C = A * B (BF16 inputs, FP32 sums) on the tensor cores, checked",
-               "  --m M           rows of A and C (default 2048)\n"
-               "  --n N           columns of B and C (default 2048)\n"
-               "  --k K           columns of A, rows of B (default 2048)\n"
-               "                  each at most 2^20; 2^K and 2^K+C work too\n",
+               matrix_shape_usage(kMaxDim),
                step_names(kSteps), {"cublas", "fp32"},
                "the benchmark tables (1024^3 to 8192^3, against cuBLAS BF16)"});
-    const int m = (int)p.size("--m", 2048, 1, kMaxDim);
-    const int n = (int)p.size("--n", 2048, 1, kMaxDim);
-    const int k = (int)p.size("--k", 2048, 1, kMaxDim);
-    p.not_with_bench({"--m", "--n", "--k"});
+    const auto [m, n, k] = read_matrix_shape(p, kMaxDim);
     p.finish();
 
     if (p.bench) {

@@ -1,6 +1,7 @@
 // buffer.h: device memory that frees itself (RAII), plus copies to and from host vectors.
 #pragma once
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 #include <cuda_runtime.h>
@@ -36,10 +37,12 @@ public:
         if (count_ > 0)
             CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
     }
-    std::vector<T> download() const {
-        std::vector<T> host(count_);
-        if (count_ > 0)
-            CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+    std::vector<T> download() const { return download(count_); }
+    // Only the first `count` elements (at most size()): what a run that wrote fewer left.
+    std::vector<T> download(size_t count) const {
+        std::vector<T> host(std::min(count, count_));
+        if (!host.empty())
+            CUDA_CHECK(cudaMemcpy(host.data(), ptr_, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
         return host;
     }
     // Fill every byte with 0xFF before a kernel runs: as float that is NaN, as an integer -1,

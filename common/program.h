@@ -117,6 +117,16 @@ public:
                                          "drop one of the two");
     }
 
+    // `demo` (an option that runs a demonstration instead of the steps) runs no step and prints no
+    // table: --kernel, --csv and --plot are refused with it, and so are the `inputs` it does not read
+    // (`why`: what it uses instead). Checked by finish().
+    void not_with_demo(const std::string& demo, std::initializer_list<const char*> inputs = {},
+                       const std::string& why = "") {
+        not_with("--kernel", demo, "the demo runs no step");
+        for (const char* input : inputs) not_with(input, demo, why);
+        for (const char* file : {"--csv", "--plot"}) not_with(file, demo, "the demo prints no table");
+    }
+
     // `name` matters only to the steps (or library rows) `kernels`: with --kernel naming another,
     // it is refused (checked by finish()).
     void only_for_kernels(const std::string& name, const std::vector<std::string>& kernels) {
@@ -139,6 +149,29 @@ private:
         return path.substr(path.find_last_of('/') + 1);
     }
 };
+
+// ---- Options that several programs share ---------------------------------------------------
+
+// The shape of a matrix product C = A * B (A: m x k, B: k x n), read from --m, --n and --k (default
+// 2048 each, 1 to `most`, a power of two); --bench measures shapes of its own.
+struct MatrixShape {
+    int m, n, k;
+};
+inline std::string matrix_shape_usage(int most) {
+    int log2_most = 0;
+    while ((1 << log2_most) < most) ++log2_most;
+    return "  --m M           rows of A and C (default 2048)\n"
+           "  --n N           columns of B and C (default 2048)\n"
+           "  --k K           columns of A, rows of B (default 2048)\n"
+           "                  each at most 2^" + std::to_string(log2_most) + "; 2^K and 2^K+C work too\n";
+}
+inline MatrixShape read_matrix_shape(Program& p, int most) {
+    const int m = (int)p.size("--m", 2048, 1, most);
+    const int n = (int)p.size("--n", 2048, 1, most);
+    const int k = (int)p.size("--k", 2048, 1, most);
+    p.not_with_bench({"--m", "--n", "--k"});
+    return {m, n, k};
+}
 
 // The first lines of every benchmark: the GPU, its theoretical peaks, and how times are taken.
 inline DeviceFacts print_bench_header(const std::string& what, const BenchConfig& cfg = {}) {
