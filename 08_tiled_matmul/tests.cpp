@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cublas_sgemm.h"
@@ -157,14 +156,10 @@ constexpr int kHugeRows = (1 << 16) + 1, kHugeCols = (1 << 15) + 1;
 std::vector<float> hashed_ints(size_t n, uint64_t seed) {
     std::vector<float> v(n);
     const uint64_t s = splitmix64(seed);
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-            for (size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
-                v[i] = (float)((int)(splitmix64(s ^ (i * 0xD1B54A32D192ED03ull)) % 5) - 2);
-        });
-    for (auto& th : pool) th.join();
+    on_all_cores(n, [&](size_t first, size_t last) {
+        for (size_t i = first; i < last; ++i)
+            v[i] = (float)((int)(splitmix64(s ^ (i * 0xD1B54A32D192ED03ull)) % 5) - 2);
+    });
     return v;
 }
 

@@ -13,10 +13,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <thread>
 #include <vector>
 
 #include "compare.h"
+#include "cpu_threads.h"
 #include "steps.h"
 
 constexpr int kMaxDim = 1 << 20;
@@ -94,13 +94,7 @@ inline std::vector<double> matmul_reference(const std::vector<float>& A, const s
             std::copy(acc.begin(), acc.end(), C.begin() + (size_t)i * n);
         }
     };
-    const double work = (double)m * n * k;
-    int threads = work < 1e7 ? 1 : (int)std::max(1u, std::thread::hardware_concurrency());
-    threads = std::min(threads, std::max(m, 1));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-        pool.emplace_back(rows, (int)((long long)m * t / threads), (int)((long long)m * (t + 1) / threads));
-    for (auto& th : pool) th.join();
+    for_row_ranges(m, (double)m * n * k, rows);
     return C;
 }
 

@@ -21,11 +21,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 #include <cuda_bf16.h>
 
 #include "compare.h"
+#include "cpu_threads.h"
 #include "gpu.h"
 #include "steps.h"
 
@@ -165,13 +165,7 @@ inline std::vector<double> matmul_reference(const std::vector<float>& A, const s
             }
         }
     };
-    const double work = (double)m * n * k;
-    int threads = work < 1e7 ? 1 : (int)std::max(1u, std::thread::hardware_concurrency());
-    threads = std::min(threads, std::max(m, 1));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-        pool.emplace_back(rows, (int)((long long)m * t / threads), (int)((long long)m * (t + 1) / threads));
-    for (auto& th : pool) th.join();
+    for_row_ranges(m, (double)m * n * k, rows);
     return C;
 }
 

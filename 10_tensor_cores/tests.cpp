@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cublas_gemm_bf16.h"
@@ -181,15 +180,6 @@ void expect_big(const TcStep& step) {
 constexpr int kHugeRows = (1 << 16) + 1, kHugeCols = (1 << 15) + 1;
 
 int hashed_int(uint64_t seed, size_t i) { return (int)(splitmix64(splitmix64(seed) ^ (i * 0xD1B54A32D192ED03ull)) % 5) - 2; }
-
-// Runs body(first, last) over [0, count) on every core.
-template <class Body>
-void on_all_cores(size_t count, Body body) {
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(body, count * t / threads, count * (t + 1) / threads);
-    for (auto& th : pool) th.join();
-}
 
 std::vector<bf16> hashed_matrix(size_t count, uint64_t seed) {
     std::vector<bf16> v(count);

@@ -99,24 +99,19 @@ judge() {  # what, needle, rc, out
 }
 shown() { local s; s=$(printf '%q ' "$@"); printf '%s' "${s:0:200}"; }
 # One case: PROGRAM ARGS... must keep the promise with NEEDLE in its line.
-expect() {  # needle, program, args...
-  local needle=$1 program=$2 out rc
-  shift 2
-  out=$( (ulimit -t $cpu_s -v $memory_kb; exec timeout -k 2 $guard_s "$program" "$@") 2>&1 </dev/null)
-  rc=$?
-  judge "$(basename "$program") $(shown "$@")" "$needle" "$rc" "$out"
-}
+expect() { expect_run "" "$@"; }
 # The same, as an ordinary user (as root, every folder can be entered and every file read).
+expect_as_user() { expect_run as_user "$@"; }
 as_user() {
   if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; else "$@"; fi
 }
 can_be_user() { [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null 2>&1; }
-expect_as_user() {  # needle, program, args...
-  local needle=$1 program=$2 out rc
-  shift 2
-  out=$( (ulimit -t $cpu_s -v $memory_kb; as_user timeout -k 2 $guard_s "$program" "$@") 2>&1 </dev/null)
+expect_run() {  # how ("" or as_user), needle, program, args...
+  local how=$1 needle=$2 program=$3 out rc
+  shift 3
+  out=$( (ulimit -t $cpu_s -v $memory_kb; ${how:-exec} timeout -k 2 $guard_s "$program" "$@") 2>&1 </dev/null)
   rc=$?
-  judge "(as a user) $(basename "$program") $(shown "$@")" "$needle" "$rc" "$out"
+  judge "${how:+(as a user) }$(basename "$program") $(shown "$@")" "$needle" "$rc" "$out"
 }
 # A make setting: make's own one line, exit 2, before anything is built (expect_make_run: make
 # runs the program, which prints its one line among make's).

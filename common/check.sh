@@ -91,15 +91,17 @@ for ex in "$@"; do
   fi
 done
 
+# "P F" from a suite's last line "NAME: P passed, F failed"; "0 1" when it printed none.
+suite_counts() {  # name, output
+  local line
+  line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed\$" <<<"$2" | tail -n 1)
+  if [ -n "$line" ]; then sed -E "s/^$1: ([0-9]+) passed, ([0-9]+) failed\$/\1 \2/" <<<"$line"; else echo 0 1; fi
+}
+
 # 4. what a careless user types: one line and exit 2, never a crash (common/bad_input.sh); a
 #    folder whose program cannot list its options fails there
 out=$(bash common/bad_input.sh 2>&1)
-line=$(grep -E '^bad input: [0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n 1)
-if [ -n "$line" ]; then
-  read -r p f < <(sed -E 's/^bad input: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
-else
-  p=0 f=1
-fi
+read -r p f < <(suite_counts "bad input" "$out")
 passed=$((passed + p)); failed=$((failed + f))
 # Its cases per exercise folder (built from each program's --list-options), then the total.
 grep -E '^bad input: .* cases, ' <<<"$out" | sed 's/^bad input: /bad input  /'
@@ -108,12 +110,7 @@ printf '%-22s %3d passed, %d failed\n' "bad input" "$p" "$f"
 
 # 5. hints: every exercise's hints.md (2b. above), and make hint-NN's own tests (common/hints_test.sh)
 out=$(bash common/hints_test.sh 2>&1)
-line=$(grep -E '^hints tool: [0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n 1)
-if [ -n "$line" ]; then
-  read -r p f < <(sed -E 's/^hints tool: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
-else
-  p=0 f=1
-fi
+read -r p f < <(suite_counts "hints tool" "$out")
 passed=$((passed + p + hints_passed)); failed=$((failed + f + hints_failed))
 printf '%-22s %3d passed, %d failed\n' "hints.md" "$hints_passed" "$hints_failed"
 printf '%-22s %3d passed, %d failed\n' "make hint-NN" "$p" "$f"

@@ -1,5 +1,7 @@
 // common/tests.cpp: host tests of the shared helpers (options, comparison, random inputs).
 // Built as build/common/tests and run first by `make check`.
+#include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "bench.h"
+#include "cpu_threads.h"
 #include "launch.h"
 #include "options.h"
 #include "output_file.h"
@@ -44,6 +47,31 @@ std::string size_error(const std::string& v) {
     return "";
 }
 }  // namespace
+
+TEST_CASE("host: cpu_threads: the ranges cover every index once, in order, on any thread count") {
+    for (size_t count : {(size_t)0, (size_t)1, (size_t)7, (size_t)1000003})
+        for (unsigned threads : {0u, 1u, 3u, 64u}) {
+            CAPTURE(count);
+            CAPTURE(threads);
+            std::vector<int> seen(count, 0);
+            std::atomic<size_t> ranges{0};
+            split_among_threads(count, threads, [&](size_t first, size_t last) {
+                CHECK(first <= last);  // doctest's checks are thread-safe
+                for (size_t i = first; i < last; ++i) ++seen[i];
+                ++ranges;
+            });
+            CHECK(ranges == std::max(1u, threads));
+            CHECK(std::count(seen.begin(), seen.end(), 1) == (long)count);
+        }
+    std::vector<int> rows(301, 0);  // large work: every core; rows are ints
+    for_row_ranges(301, 1e9, [&](int first, int last) {
+        for (int i = first; i < last; ++i) ++rows[i];
+    });
+    CHECK(std::count(rows.begin(), rows.end(), 1) == 301);
+    int calls = 0;  // small work: this thread, once
+    for_row_ranges(5, 100, [&](int first, int last) { calls += first == 0 && last == 5; });
+    CHECK(calls == 1);
+}
 
 TEST_CASE("host: options: sizes in digits and powers of two") {
     CHECK(parse_size("1000000") == 1000000u);
