@@ -154,8 +154,7 @@ static int run_bench(const Program& p, int device) {
     t.peak = std::max(d.peak, 0.0);
     t.peak_name = "FP32 peak";
     t.bytes_peak = std::max(d.bandwidth, 0.0);
-    t.columns = {"one run"};
-    t.leading_columns = 1;
+    t.leading = {"one run"};
     t.footer = "GB/s counts the bytes read plus the bytes written; an FMA counts as 2 FLOP.";
     Measurements m(t, cfg, p.outputs());
 
@@ -198,9 +197,8 @@ int main(int argc, char** argv) {
                            {}, {}, "one device's measured copy bandwidth and FP32 FMA throughput next\n"
                                    "                  to the theoretical peaks of steps 3-5,"});
     const int device = p.integer("--device", -1, 0, 1 << 20);
+    for (const char* output : {"--csv", "--plot"}) p.only_with(output, {"--bench"}, "the listing measures nothing to write");
     p.finish();
-    for (const char* output : {"--csv", "--plot"})  // the listing measures nothing to write
-        if (!p.bench && p.given(output)) p.fail(output, "writes what --bench measures: add --bench");
     const int count = require_gpu(p.program().c_str());
     if (device >= count)
         p.fail("--device", strf("there is no device %d (this machine has %d: 0 to %d)", device, count, count - 1));

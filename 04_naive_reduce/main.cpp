@@ -97,8 +97,7 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
         p.bench ? print_bench_header(strf("sums of n floats, block = %d", block), cfg) : device_facts();
     TableSpec t;
     t.title = "sums of n floats";
-    t.columns = {"result"};
-    t.leading_columns = 1;
+    t.leading = {"result"};
     t.baseline_column = "% of CUB";
     t.peak = dev.dram_gbs;
     t.footer = "GB/s counts the input read once, 4 bytes per element (rows_cols: its matrix, and its sums written).\n"

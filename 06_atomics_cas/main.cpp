@@ -59,8 +59,8 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
     TableSpec t;
     t.title = "n threads updating shared memory";
     t.count_ops("M updates/s", 1e6, "updates");
-    t.columns = {"updates", "atomics", "result", "expected"};
-    t.leading_columns = 2;
+    t.leading = {"updates", "atomics"};
+    t.columns = {"result", "expected"};
     t.baseline_column = "% of CUB";
     t.peak = device_facts().dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
     t.peak_name = "DRAM peak (4 B an update)";

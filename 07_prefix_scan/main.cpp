@@ -73,15 +73,13 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
 // inclusive scan checked exactly): GB/s of the 8n bytes a scan must move, against CUB.
 static int run(const Program& p, size_t n) {
     const DeviceFacts dev =
-        p.bench ? print_bench_header("inclusive scans of int, 2^25 and 2^28 elements", BenchConfig{})
-                : print_run_header("Prefix sums", strf("n = %zu; int inputs in [-9, 9] (compared exactly), float\n"
-                                                       "inputs in [0, 1) (compared with the double-precision reference "
-                                                       "within a tolerance)", n));
+        print_header(p, BenchConfig{}, "inclusive scans of int, 2^25 and 2^28 elements", "Prefix sums",
+                     strf("n = %zu; int inputs in [-9, 9] (compared exactly), float\ninputs in [0, 1) (compared "
+                          "with the double-precision reference within a tolerance)", n));
     TableSpec t;
     t.title = "inclusive scan of n ints";
     t.ops_name = "additions";
-    t.columns = {"n", "traffic"};
-    t.leading_columns = 2;
+    t.leading = {"n", "traffic"};
     t.baseline_column = "% of CUB";
     t.peak = dev.dram_gbs;
     t.footer = "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read n ints, write n;\n"
@@ -118,18 +116,13 @@ int main(int argc, char** argv) {
     p.not_with_bench({"--n", "--racy-demo"});
     p.not_with_demo("--racy-demo", {"--n"}, "the demo always scans 1024 elements, one block");
     p.finish();
-
-    if (racy) {
-        require_gpu(p.program().c_str());
-        run_racy_demo(p.seed);
-        return 0;
-    }
     // Host, at the peak of a step's check: the int and float inputs, the scan's and compaction's
     // references, the first-n copies, one downloaded output and its reference (32n). GPU: int and
     // float in and out (16n), host_levels' tree (up to 8n), compaction's scratch (8n). --bench, at
-    // 2^28 ints and no floats, 16n a side: host, the input, its reference, one downloaded output
-    // and compaction's reference; GPU, in, out, host_levels' tree or compaction's scratch (8n each).
+    // 2^28 ints and no floats, 16n a side: host, the input, its reference, one downloaded output and
+    // compaction's reference; GPU, in, out, host_levels' tree or compaction's scratch (8n each).
+    // (--racy-demo scans 1024 ints: the default n's bytes are more than it needs.)
     const double bytes = p.bench ? 16.0 * ((size_t)1 << 28) : 32.0 * n;
     require_memory(p, p.bench ? "--bench" : "--n", bytes, bytes);
-    return run(p, n);
+    return racy ? run_racy_demo(p.seed) : run(p, n);
 }

@@ -14,20 +14,6 @@ namespace {
 const char* const kSortKeys = "cub::DeviceRadixSort::SortKeys";
 const char* const kSortPairs = "cub::DeviceRadixSort::SortPairs";
 
-// CUB's pairs, checked exactly in O(n): the values are a permutation of the positions, each key
-// is the input key at its value's position, and every neighbour pair is in order, equal keys by
-// increasing position (stable). That is the stable sort and nothing else.
-bool is_stable_sort_of(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& sorted,
-                       const std::vector<uint32_t>& from) {
-    std::vector<bool> seen(keys.size(), false);
-    for (size_t j = 0; j < keys.size(); ++j) {
-        if (from[j] >= keys.size() || seen[from[j]] || keys[from[j]] != sorted[j]) return false;
-        seen[from[j]] = true;
-        if (j > 0 && (sorted[j - 1] > sorted[j] || (sorted[j - 1] == sorted[j] && from[j - 1] > from[j]))) return false;
-    }
-    return true;
-}
-
 // One set of keys: every selected step and the libraries, each checked against the stable order
 // of its input: CUB's sort of (key, position) pairs checked in O(n) for unsigned keys, std::stable_sort
 // for int and float keys and for step 1's tiles. Step 5 sorts `type` keys, with values if `pairs`.
@@ -102,18 +88,15 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
 // sorting pairs), in one table: G keys/s, against CUB's sort and at the copy's speed.
 int run(const Program& p, size_t n, const std::string& distribution, KeyType type, bool pairs) {
     const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
-    if (p.bench)
-        print_bench_header("sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
-                           "with their positions as values (pairs), as SortPairs does", cfg);
-    else
-        print_run_header(strf("sorting n = %zu keys (%s)", n, distribution.c_str()),
-                         strf("steps 1 to 4 sort uint keys, step 5 %s keys%s", to_string(type),
-                              pairs ? " with their input positions as values" : ""));
+    print_header(p, cfg, "sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
+                         "with their positions as values (pairs), as SortPairs does",
+                 strf("sorting n = %zu keys (%s)", n, distribution.c_str()),
+                 strf("steps 1 to 4 sort uint keys, step 5 %s keys%s", to_string(type),
+                      pairs ? " with their input positions as values" : ""));
     TableSpec t;
     t.title = "sorting n 32-bit keys";
     t.count_ops("G keys/s", 1e9, "keys");
-    t.columns = {"B/key"};
-    t.leading_columns = 1;
+    t.leading = {"B/key"};
     t.baseline_column = "% of CUB";
     t.copy_roof = "at copy speed";
     t.time_format = "%.3f";
@@ -165,10 +148,7 @@ int main(int argc, char** argv) {
     // downloads. GPU: inputs, positions, outputs, the sorts' temporaries (keys, values, counts),
     // CUB's storage and thrust's. --bench: the same for 2^26 keys of one type (2^28 is skipped
     // where it does not fit).
-    const double n26 = (double)((size_t)1 << 26);
-    if (p.bench)
-        require_memory(p, "--bench", 36.0 * n26, 45.0 * n26);
-    else
-        require_memory(p, "--n", 48.0 * n, 45.0 * n + (64 << 20));
+    const double count = p.bench ? 0x1p26 : (double)n;
+    require_memory(p, p.bench ? "--bench" : "--n", (p.bench ? 36.0 : 48.0) * count, 45.0 * count + (64 << 20));
     return run(p, n, distribution, type, pairs);
 }

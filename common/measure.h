@@ -88,8 +88,10 @@ struct TableSpec {
     bool rate_counts_ops = false;     // the rate counts Work::ops (GFLOP/s, G keys/s), else Work::bytes
     double rate_unit = 1e9;           // rate = work per second / rate_unit
     std::string ops_name = "FLOP";    // what Work::ops counts, on the plot ("FLOP", "keys", "cell updates")
-    std::vector<std::string> columns{};  // the exercise's own columns: the rows' cells, then the checks'
-    size_t leading_columns = 0;       // how many of them stand before the time
+    // The exercise's own columns, filled by each row's cells and then its check's cells in this
+    // order: `leading` stand before the time (e.g. 07's "n", "traffic"), `columns` after the rates.
+    std::vector<std::string> leading{};
+    std::vector<std::string> columns{};
     std::string baseline_column = ""; // e.g. "% of CUB": the baseline row's time over each row's time
     bool vs_previous = false;         // a column "vs previous": the step before's time over this one's
     double peak = 0;                  // > 0: a column "% of <peak_name>", the rate over this peak
@@ -234,13 +236,21 @@ public:
     }
 
     const std::vector<RowResult>& results() const { return results_; }
+    // The rows of the last section that were timed (and so passed), of one kind, in table order.
+    std::vector<const RowResult*> last_timed(RowKind kind) const {
+        std::vector<const RowResult*> rows;
+        for (const RowResult& r : results_)
+            if (r.section == results_.back().section && r.kind == kind && r.timed()) rows.push_back(&r);
+        return rows;
+    }
     // A result measured elsewhere (a program's own measurement, or a test's), for the CSV and plot.
     void add(RowResult r) { results_.push_back(std::move(r)); }
 
     // Every row of every section, one line each, with a header line (RFC 4180 quoting).
     std::string csv() const {
         std::vector<std::string> head = {"section", "step", "name", "kind"};
-        head.insert(head.end(), spec_.columns.begin(), spec_.columns.end());
+        const std::vector<std::string> own = own_columns();
+        head.insert(head.end(), own.begin(), own.end());
         for (const char* h : {"time_ms", "rate", "rate_unit", "percent_of_baseline", "percent_of_peak", "bytes", "ops",
                               "status", "detail"})
             head.push_back(h);
@@ -249,7 +259,7 @@ public:
             std::vector<std::string> f = {r.section, r.step, r.name, kind_name(r.kind)};
             std::vector<std::string> cells = r.cells;
             cells.insert(cells.end(), r.check_cells.begin(), r.check_cells.end());
-            cells.resize(spec_.columns.size());
+            cells.resize(own.size());
             f.insert(f.end(), cells.begin(), cells.end());
             f.push_back(r.timed() ? strf("%.6g", r.ms) : "");
             f.push_back(r.timed() ? strf("%.6g", r.rate) : "");
@@ -304,6 +314,11 @@ public:
     }
 
 private:
+    std::vector<std::string> own_columns() const {
+        std::vector<std::string> all = spec_.leading;
+        all.insert(all.end(), spec_.columns.begin(), spec_.columns.end());
+        return all;
+    }
     static std::string label(const StepRow& r) { return r.kind == RowKind::step ? "step " + r.step + " " + r.name : r.name; }
     // A row's non-zero fields override the section's; a row that is not a step and moves bytes
     // but does no operations (a copy) keeps its 0 ops, so that the plot draws it as a roof.
@@ -355,7 +370,8 @@ private:
     }
 
     void print_section(const std::string& title, const std::vector<RowResult>& results) const {
-        const size_t own = spec_.columns.size(), leading = std::min(spec_.leading_columns, own);
+        const std::vector<std::string> own_heads = own_columns();
+        const size_t own = own_heads.size(), leading = spec_.leading.size();
         std::vector<std::string> measured = {"time (ms)", spec_.rate};
         if (spec_.bytes_rate) measured.push_back("GB/s");
         if (!spec_.baseline_column.empty()) measured.push_back(spec_.baseline_column);
@@ -372,7 +388,7 @@ private:
             return out;
         };
         std::vector<std::string> head = {"step", "kernel"};
-        head.insert(head.end(), spec_.columns.begin(), spec_.columns.end());
+        head.insert(head.end(), own_heads.begin(), own_heads.end());
         Table table(line(head, measured, spec_.check_column));
         double previous_ms = 0;
         for (const auto& r : results) {

@@ -73,6 +73,12 @@ TEST_CASE("host: cpu_threads: the ranges cover every index once, in order, on an
     CHECK(calls == 1);
 }
 
+TEST_CASE("host: strf writes the whole text, however long") {
+    CHECK(strf("%d x %s", 3, "four") == "3 x four");
+    CHECK(strf("%s", "").empty());
+    const std::string long_text(1000, 'x');
+    CHECK(strf("<%s>", long_text.c_str()) == "<" + long_text + ">");  // once cut at 255 characters
+}
 TEST_CASE("host: options: sizes in digits and powers of two") {
     CHECK(parse_size("1000000") == 1000000u);
     CHECK(parse_size("2^25") == ((size_t)1 << 25));
@@ -593,6 +599,20 @@ TEST_CASE("host: measure: the CSV has one quoted-where-needed line per row, wron
     CHECK(csv.rfind("section,step,name,kind,traffic,time_ms,rate,rate_unit,percent_of_baseline,percent_of_peak,bytes,ops,status,detail\n", 0) == 0);
     CHECK(csv.find("2^25 floats,3,sequential,step,\"2n, \"\"read\"\"\",0.05,2000,GB/s,,,100000000,25000000,ok,\n") != std::string::npos);
     CHECK(csv.find("2^25 floats,4,first_add,step,,,,GB/s,,,100000000,25000000,failed,\n") != std::string::npos);
+}
+
+TEST_CASE("host: measure: the leading columns come first, then the others; the row's cells before its check's") {
+    TableSpec spec;
+    spec.leading = {"n", "traffic"};
+    spec.columns = {"result"};
+    Measurements m(spec);
+    RowResult a = made_row("one size", "2", "blelloch", RowKind::step, {8e6, 1e6}, 0.01);
+    a.cells = {"1000000", "2n"};
+    a.check_cells = {"exact"};
+    m.add(a);
+    const std::string csv = m.csv();
+    CHECK(csv.rfind("section,step,name,kind,n,traffic,result,time_ms,", 0) == 0);
+    CHECK(csv.find("one size,2,blelloch,step,1000000,2n,exact,0.01,") != std::string::npos);
 }
 
 TEST_CASE("host: measure: the roofline SVG has the roofs, a point per timed row, and escapes text") {
