@@ -40,10 +40,8 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
 // next to the fastest step measured in the last section, which moves the same bytes on the GPU.
 static void print_transfers(const Measurements& m, size_t n) {
     const RowResult* kernel = nullptr;
-    for (const auto& r : m.results())
-        if (r.section == m.results().back().section && r.kind == RowKind::step && r.timed() &&
-            (!kernel || r.ms < kernel->ms))
-            kernel = &r;
+    for (const RowResult* r : m.last_timed(RowKind::step))
+        if (!kernel || r->ms < kernel->ms) kernel = r;
     const size_t bytes = n * sizeof(float);
     std::vector<float> pageable(n, 1.0f);
     float* pinned = nullptr;
@@ -74,9 +72,8 @@ static void print_transfers(const Measurements& m, size_t n) {
 // Every selected step at n, or with --bench at 2^12 to 2^28 floats; then the host <-> GPU copies.
 static int run(const Program& p, size_t n, float a, int block) {
     const BenchConfig cfg;
-    const DeviceFacts dev =
-        p.bench ? print_bench_header(strf("out[i] = a * x[i], a = %g, block = %d", a, block), cfg)
-                : print_run_header("out[i] = a * x[i]", strf("n = %zu, a = %g, block = %d", n, a, block));
+    const DeviceFacts dev = print_header(p, cfg, strf("out[i] = a * x[i], a = %g, block = %d", a, block),
+                                         "out[i] = a * x[i]", strf("n = %zu, a = %g, block = %d", n, a, block));
     TableSpec t;
     t.title = "out[i] = a * x[i]";
     t.baseline_column = "% of copy";

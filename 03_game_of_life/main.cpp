@@ -68,7 +68,9 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
 static int run(const Program& p, int w, int h, long long generations, const Start& start) {
     const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{1, 1, false};
     const DeviceFacts dev =
-        p.bench ? print_bench_header("Conway's Game of Life on a torus, one byte per cell", cfg) : device_facts();
+        print_header(p, cfg, "Conway's Game of Life on a torus, one byte per cell", "Conway's Game of Life",
+                     strf("%d x %d torus, %lld generations\nstart: %s, %zu live cells", w, h, generations,
+                          start.description.c_str(), population(start.cells)));
     TableSpec t;
     t.title = "Conway's Game of Life";
     t.count_ops("cell updates/s", 1, "cell updates");
@@ -94,9 +96,6 @@ static int run(const Program& p, int w, int h, long long generations, const Star
                     side, side, random_lattice(side, side, 0.25, p.seed + side), 1);
         return m.finish() ? 1 : 0;
     }
-    std::printf("Conway's Game of Life on %s (%d SMs): %d x %d torus, %lld generations\n", dev.name.c_str(),
-                dev.sm_count, w, h, generations);
-    std::printf("start: %s, %zu live cells\n\n", start.description.c_str(), population(start.cells));
     if ((double)w * h * generations > 2e9)
         std::fprintf(stderr, "(the CPU reference has %.2g cell updates to do: this takes a while)\n",
                      (double)w * h * generations);

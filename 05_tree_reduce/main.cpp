@@ -35,9 +35,8 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
 // floats, each sum exact): GB/s of the 4n bytes read, against CUB and the DRAM peak.
 static int run(const Program& p, size_t n, int block) {
     const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
-    const DeviceFacts dev =
-        p.bench ? print_bench_header(strf("the sum of n floats, block = %d", block), cfg)
-                : print_run_header("sum of n floats", strf("n = %zu, block = %d, input uniform in [-1, 2)", n, block));
+    const DeviceFacts dev = print_header(p, cfg, strf("the sum of n floats, block = %d", block), "sum of n floats",
+                                         strf("n = %zu, block = %d, input uniform in [-1, 2)", n, block));
     TableSpec t;
     t.title = "sum of n floats";
     t.columns = {"GPU sum", "error"};
@@ -89,17 +88,11 @@ int main(int argc, char** argv) {
         p.fail("--block", "must be a power of two: 32, 64, 128, 256, 512 or 1024 (got " + std::to_string(block) + ")");
     if (demo && block < 64) p.fail("--block", "the old volatile tail needs at least 64 threads per block");
     if (demo && n == 0) p.fail("--n", "the demonstration needs at least one element");
-
-    if (demo) {
-        require_memory(p, "--n", 8.0 * n, 4.0 * n + 4.0 * legacy_tail_blocks(n, block));
-        return run_volatile_demo(n, block, p.seed);
-    }
     // Host: the input and the copy row's download of its copy. GPU: input, its copy, scratch, CUB's
     // storage (about as large as the scratch). --bench, at 2^28 floats: the input, the copy test's
-    // two buffers and scratch.
-    if (p.bench)
-        require_memory(p, "--bench", 8.0 * 0x1p28, 12.0 * 0x1p28 + 4.0 * scratch_floats((size_t)1 << 28, block));
-    else
-        require_memory(p, "--n", 8.0 * n, 8.0 * n + 8.0 * scratch_floats(n, block) + (1 << 20));
-    return run(p, n, block);
+    // two buffers and scratch. (The demo needs less: n floats and one total per block.)
+    const size_t most = p.bench ? (size_t)1 << 28 : n;
+    require_memory(p, p.bench ? "--bench" : "--n", 8.0 * most,
+                   (p.bench ? 12.0 : 8.0) * most + 8.0 * scratch_floats(most, block) + (1 << 20));
+    return demo ? run_volatile_demo(n, block, p.seed) : run(p, n, block);
 }

@@ -89,8 +89,9 @@ extern const long long kReduceThenScanBytes;  // step 5: bytes per element reduc
 // ---- The source material's racy naive scan, for the demonstration only (racy_demo.cu) ---------
 // Scans kNaiveMaxN ints 100 times with the source's in-place version of step 1, which races,
 // and says how often the result was wrong (the program's --racy-demo). Not a step, not tested;
-// compute-sanitizer --tool racecheck reports the race whatever the results.
-void run_racy_demo(uint64_t seed);
+// compute-sanitizer --tool racecheck reports the race whatever the results. Returns 0, the exit
+// status: a wrong result is what the demo shows, not a failure.
+int run_racy_demo(uint64_t seed);
 
 // ---- The program's inputs ---------------------------------------------------------------------
 // Integer inputs in [-9, 9]: partial sums wander like a random walk (about 5.5 sqrt(n)), far

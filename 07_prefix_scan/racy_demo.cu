@@ -26,7 +26,7 @@ __global__ void scan_naive_block_racy(const int* in, int* out, int n) {
     out[i] = buf[i];
 }
 
-void run_racy_demo(uint64_t seed) {
+int run_racy_demo(uint64_t seed) {
     const size_t n = kNaiveMaxN;
     const std::vector<int> x = int_input(n, seed);
     const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
@@ -49,4 +49,5 @@ void run_racy_demo(uint64_t seed) {
                 "happen to run. compute-sanitizer finds it whatever the outcome:\n"
                 "  compute-sanitizer --tool racecheck build/07_prefix_scan/solution/prefix_scan --racy-demo\n"
                 "Step 1's double-buffered scan_naive_block has no such hazard (make sanitize-07).\n");
+    return 0;
 }

@@ -47,13 +47,11 @@ static void measure(Measurements& table, const Program& p, int m, int n, int k, 
 }
 
 // The ladder in the last table, from its results: its last step's kernel against its first, and cuBLAS.
-static void print_ladder(const std::vector<RowResult>& results) {
-    const std::string last = results.empty() ? "" : results.back().section;
-    std::vector<const RowResult*> steps, library;
-    for (const RowResult& r : results)
-        if (r.section == last && r.timed()) (r.kind == RowKind::step ? steps : library).push_back(&r);
+static void print_ladder(const Measurements& m) {
+    const auto steps = m.last_timed(RowKind::step), library = m.last_timed(RowKind::baseline);
     if (steps.size() > 1 && !library.empty())
-        std::printf("At %s: %s is %.1fx %s and %.1f%% of cuBLAS.\n\n", last.substr(0, last.find(':')).c_str(),
+        std::printf("At %s: %s is %.1fx %s and %.1f%% of cuBLAS.\n\n",
+                    steps[0]->section.substr(0, steps[0]->section.find(':')).c_str(),
                     steps.back()->name.c_str(), steps.front()->ms / steps.back()->ms, steps.front()->name.c_str(),
                     100 * library[0]->ms / steps.back()->ms);
 }
@@ -67,12 +65,9 @@ int main(int argc, char** argv) {
 
     const MatrixShape largest = p.bench ? MatrixShape{4096, 4096, 4096} : MatrixShape{m, n, k};  // of those measured
     require_memory(p, p.bench ? "--bench" : "--m, --n, --k", host_bytes(largest), matrix_bytes(largest));
-    const DeviceFacts dev = device_facts();
-    if (p.bench)
-        print_bench_header("C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS", kBudgetedTiming);
-    else
-        std::printf("C = A * B on %s (%d SMs, FP32 peak %.1f TFLOP/s)\n", dev.name.c_str(), dev.sm_count, dev.fp32_gflops / 1e3);
-    std::printf("\n");
+    const DeviceFacts dev = print_header(p, kBudgetedTiming, "C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS",
+                                         "C = A * B", "A and B random in [-1, 1), row-major float32");
+    if (p.bench) std::printf("\n");
     TableSpec t;
     t.title = "C = A * B in FP32";
     t.count_ops("GFLOP/s", 1e9, "FLOP");  // the plot's compute roof: the FP32 peak
@@ -90,6 +85,6 @@ int main(int argc, char** argv) {
         for (int s : {1024, 2048, 4096}) measure(table, p, s, s, s, p.seed + s);
     else
         measure(table, p, m, n, k, p.seed);
-    print_ladder(table.results());
+    print_ladder(table);
     return table.finish() ? 1 : 0;
 }

@@ -179,6 +179,22 @@ inline std::vector<uint32_t> gather(const std::vector<uint32_t>& keys, const std
     return out;
 }
 
+// Whether `sorted` (uint keys) with `from` (each one's input position) is the stable sort of `keys`,
+// checked in O(n): `from` is a permutation, each key is the input key at its position, and every
+// neighbour pair is in order, equal keys by increasing position. (The program checks CUB's sort
+// of pairs this way and uses it as the reference for large n, where std::stable_sort is slow.)
+inline bool is_stable_sort_of(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& sorted,
+                              const std::vector<uint32_t>& from) {
+    if (sorted.size() != keys.size() || from.size() != keys.size()) return false;
+    std::vector<bool> seen(keys.size(), false);
+    for (size_t j = 0; j < keys.size(); ++j) {
+        if (from[j] >= keys.size() || seen[from[j]] || keys[from[j]] != sorted[j]) return false;
+        seen[from[j]] = true;
+        if (j > 0 && (sorted[j - 1] > sorted[j] || (sorted[j - 1] == sorted[j] && from[j - 1] > from[j]))) return false;
+    }
+    return true;
+}
+
 // ---- Inputs ----------------------------------------------------------------------------------------
 // random: uniform over all 2^32 patterns (for float keys that includes NaNs, infinities and
 // subnormals); equal: one key n times; sorted, reverse: random keys in (reverse) order;

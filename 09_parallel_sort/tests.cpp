@@ -423,6 +423,24 @@ TEST_CASE("host: stable_order keeps equal keys in input order, and sorts tiles o
     const std::vector<uint32_t> ints = {0xFFFFFFFFu, 1, 0x80000000u};  // -1, 1, INT_MIN
     CHECK(stable_order(ints, KeyType::i32) == std::vector<uint32_t>{2, 0, 1});
 }
+TEST_CASE("host: is_stable_sort_of accepts the stable sort and nothing else") {
+    const std::vector<uint32_t> keys = {5, 3, 5, 1, 3, 9, 0};
+    const std::vector<uint32_t> order = stable_order(keys, KeyType::u32);
+    CHECK(is_stable_sort_of(keys, gather(keys, order), order));
+    std::vector<uint32_t> swapped = order;  // the two 3s (positions 1 and 4) out of input order
+    std::swap(swapped[2], swapped[3]);
+    CHECK_FALSE(is_stable_sort_of(keys, gather(keys, swapped), swapped));
+    std::vector<uint32_t> repeated = order;  // a position twice: keys lost
+    repeated[1] = repeated[0];
+    CHECK_FALSE(is_stable_sort_of(keys, gather(keys, repeated), repeated));
+    std::vector<uint32_t> wrong_key = gather(keys, order);  // right positions, a key changed
+    wrong_key[6] = 8;
+    CHECK_FALSE(is_stable_sort_of(keys, wrong_key, order));
+    const std::vector<uint32_t> unsorted = {6, 3, 1, 4, 0, 5, 2};  // a permutation, out of order
+    CHECK_FALSE(is_stable_sort_of(keys, gather(keys, unsorted), unsorted));
+    CHECK_FALSE(is_stable_sort_of(keys, {0, 1}, {6, 3}));  // too short
+    CHECK(is_stable_sort_of({}, {}, {}));
+}
 TEST_CASE("host: float_key_less is a strict total order on the special values") {
     for (uint32_t a : kFloatSpecials)
         for (uint32_t b : kFloatSpecials) {

@@ -114,12 +114,15 @@ inline double gb_per_s(double bytes, double ms) { return ms > 0 ? bytes / (ms * 
 
 // printf into a std::string, for table cells.
 inline std::string strf(const char* format, ...) {
-    char buf[256];
-    va_list args;
+    va_list args, again;
     va_start(args, format);
-    std::vsnprintf(buf, sizeof buf, format, args);
+    va_copy(again, args);
+    const int size = std::vsnprintf(nullptr, 0, format, args);  // as long as it needs: no text is cut
     va_end(args);
-    return buf;
+    std::string text(size > 0 ? (size_t)size : 0, '\0');
+    if (size > 0) std::vsnprintf(text.data(), (size_t)size + 1, format, again);
+    va_end(again);
+    return text;
 }
 
 // A size in binary units, as a person writes it: 8 -> "8 B", 49152 -> "48 KiB", 1.5 * 2^20 ->

@@ -190,6 +190,12 @@ inline DeviceFacts print_run_header(const std::string& what, const std::string& 
     return dev;
 }
 
+// A program's first lines: the benchmark's header with --bench (`bench_what`), else the run's line.
+inline DeviceFacts print_header(const Program& p, const BenchConfig& cfg, const std::string& bench_what,
+                                const std::string& what, const std::string& settings) {
+    return p.bench ? print_bench_header(bench_what, cfg) : print_run_header(what, settings);
+}
+
 // ---- Checks before anything large is allocated: one line naming the option, exit 2 ----------
 
 // The host side of a run must fit: inputs, downloaded outputs and the CPU reference live there.
