@@ -373,12 +373,12 @@ Simulated simulate_decoupled_lookback(const std::vector<ll>& x, ScanKind kind) {
 // every element read once and written once is 2n. host_levels moves 2n or more per launch at the
 // lowest levels, and from stride 8 on a whole 32-byte sector for each 4-byte value; the upper
 // levels are small enough for L2: about 20n in all.
-const ScanModel kNaiveBlockModel = {simulate_naive_block, "2n"};
-const ScanModel kBlellochBlockModel = {simulate_blelloch_block, "2n"};
-const ScanModel kHostLevelsModel = {simulate_host_levels, "~20n"};
-const ScanModel kScanThenPropagateModel = {simulate_scan_then_propagate, "4n"};
-const ScanModel kReduceThenScanModel = {simulate_reduce_then_scan, "3n"};
-const ScanModel kDecoupledLookbackModel = {simulate_decoupled_lookback, "2n"};
+const ScanModel kNaiveBlockModel = {simulate_naive_block, "2n", 8};
+const ScanModel kBlellochBlockModel = {simulate_blelloch_block, "2n", 8};
+const ScanModel kHostLevelsModel = {simulate_host_levels, "~20n", 80};
+const ScanModel kScanThenPropagateModel = {simulate_scan_then_propagate, "4n", 16};
+const ScanModel kReduceThenScanModel = {simulate_reduce_then_scan, "3n", 12, {"kReduceThenScanBytes", &kReduceThenScanBytes}};
+const ScanModel kDecoupledLookbackModel = {simulate_decoupled_lookback, "2n", 8};
 
 void print_counts(const std::vector<int>& x, const std::string& kernel) {
     const size_t n = x.size();

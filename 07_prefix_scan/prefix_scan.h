@@ -201,10 +201,12 @@ struct ScanFns {
 };
 // What else a scan step is: the most elements it takes (one block's limit, or none) and its
 // design's model: its simulation above, and what it moves through DRAM (the benchmark's traffic
-// column; both in count.cpp).
+// column; both in count.cpp), shown only once the prediction it answers is right.
 struct ScanModel {
     Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
-    const char* traffic;
+    const char* traffic;        // in arrays of n ints: "2n"
+    double bytes_per_element;   // the same in bytes: 8
+    Prediction predicted{};
 };
 extern const ScanModel kNaiveBlockModel, kBlellochBlockModel, kHostLevelsModel, kScanThenPropagateModel,
     kReduceThenScanModel, kDecoupledLookbackModel;

@@ -242,6 +242,15 @@ TEST_CASE("host: check_float_scan accepts float rounding, rejects a lost element
     }
 }
 
+TEST_CASE("host: each traffic model says the same in ints and bytes; reduce_then_scan's waits for its prediction") {
+    for (const ScanStep& s : kSteps) {
+        CAPTURE(s.name);
+        const std::string traffic = s.info.model->traffic;  // "2n", "~20n": arrays of n ints
+        CHECK(std::stod(traffic.substr(traffic[0] == '~')) * sizeof(int) == s.info.model->bytes_per_element);
+        const bool predicted = std::string(s.name) == "reduce_then_scan";
+        CHECK(s.info.model->predicted.value == (predicted ? &kReduceThenScanBytes : nullptr));
+    }
+}
 TEST_CASE("host: every simulation in count.cpp computes the scan") {
     auto sims = {simulate_serial,      simulate_naive_block,         simulate_blelloch_block,
                  simulate_host_levels, simulate_scan_then_propagate, simulate_reduce_then_scan,

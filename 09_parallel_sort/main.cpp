@@ -63,6 +63,7 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
         rows.push_back(row(std::to_string(s.number), std::string(s.name) + (values ? " (pairs)" : ""),
                            expect(is_typed, s.info.sorted_run), values, s.info.sorted_run, [s, job] { s.run(job); },
                            RowKind::step, s.info.bytes_per_key(n, values), s.info.sorted_run ? "-" : values ? kSortPairs : ""));
+        rows.back().cells[0] = s.info.bytes_predicted.shown(rows.back().cells[0], s.info.bytes_per_key(n, false));
     }
     // The libraries' bytes per key: Onesweep counts every digit in one pass over the keys (4), then
     // reads and writes them once per 8-bit digit (4 x 8; with values 4 x 16); thrust copies first (8).

@@ -82,23 +82,31 @@ double bitonic_global_bytes_per_key(size_t n, bool values);
 double split_bytes_per_key(size_t n, bool values);
 double radix_bytes_per_key(size_t n, bool values);
 
+// ---- Predictions: worked out on paper, written in starter.cu, checked by the tests --------------
+extern const long long kTileStages;             // step 1: stages of the network on one 2048-key tile
+extern const long long kBitonicGlobalLaunches;  // step 2: launches of run_bitonic_global, n = 2^20
+extern const long long kSplitBytesPerKey;       // step 3: bytes per key the 32 passes move, large n
+extern const long long kRadixBytesPerKey;       // step 4: bytes per key the 4 passes move, large n
+
 // The steps, in order: the program, the tests and their summary all read this one list.
 using SortFn = void (*)(const SortJob&);
 // What else a step is: the jobs it takes (steps 1 to 4 unsigned keys alone; step 5 any key
 // type, with values or without), what it promises (step 1 sorts each tile of kBitonicTile keys
-// on its own; 0: all n keys) and its model of the bytes it moves.
+// on its own; 0: all n keys), its model of the bytes it moves, and the prediction that model
+// answers (the program shows B/key only once the prediction is right).
 struct SortInfo {
     bool any_keys;      // int and float keys, and values, too
     size_t sorted_run;  // sorts each run of this many keys on its own; 0: all n keys
     double (*bytes_per_key)(size_t n, bool values);
+    Prediction bytes_predicted{};  // of bytes_per_key(large n, no values)
 };
 using SortStep = Step<SortFn, SortInfo>;
 inline const SortStep kSteps[] = {
     {1, "bitonic_block", run_bitonic_block, {false, kBitonicTile, bitonic_block_bytes_per_key}},
     {2, "bitonic_global", run_bitonic_global, {false, 0, bitonic_global_bytes_per_key}},
-    {3, "split", run_split_sort, {false, 0, split_bytes_per_key}},
-    {4, "radix_sort", run_radix_sort, {false, 0, radix_bytes_per_key}},
-    {5, "keys_and_pairs", run_radix_sort, {true, 0, radix_bytes_per_key}},
+    {3, "split", run_split_sort, {false, 0, split_bytes_per_key, {"kSplitBytesPerKey", &kSplitBytesPerKey}}},
+    {4, "radix_sort", run_radix_sort, {false, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}}},
+    {5, "keys_and_pairs", run_radix_sort, {true, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}}},
 };
 // Whether a step takes a job of these keys, with values (pairs) or without.
 inline bool takes(const SortStep& step, KeyType type, bool pairs) {
@@ -115,12 +123,6 @@ inline bool takes(const SortStep& step, KeyType type, bool pairs) {
 #endif
 SORT_HOST_DEVICE uint32_t ordered_bits(uint32_t raw, KeyType type);
 SORT_HOST_DEVICE uint32_t raw_bits(uint32_t ordered, KeyType type);
-
-// ---- Predictions: worked out on paper, written in starter.cu, checked by the tests --------------
-extern const long long kTileStages;             // step 1: stages of the network on one 2048-key tile
-extern const long long kBitonicGlobalLaunches;  // step 2: launches of run_bitonic_global, n = 2^20
-extern const long long kSplitBytesPerKey;       // step 3: bytes per key the 32 passes move, large n
-extern const long long kRadixBytesPerKey;       // step 4: bytes per key the 4 passes move, large n
 
 // Given (count_scan.cu), used by steps 3 and 4: out[i] = in[0] + ... + in[i-1] (out[0] = 0),
 // on the GPU, asynchronously; the sum of all counts must be below 2^32. out may be in.

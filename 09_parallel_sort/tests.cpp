@@ -423,6 +423,15 @@ TEST_CASE("host: stable_order keeps equal keys in input order, and sorts tiles o
     const std::vector<uint32_t> ints = {0xFFFFFFFFu, 1, 0x80000000u};  // -1, 1, INT_MIN
     CHECK(stable_order(ints, KeyType::i32) == std::vector<uint32_t>{2, 0, 1});
 }
+TEST_CASE("host: the B/key of split, radix_sort and keys_and_pairs waits for the prediction it answers") {
+    for (const SortStep& s : kSteps) {
+        CAPTURE(s.name);
+        const std::string name = s.name;
+        const long long* expected = name == "split" ? &kSplitBytesPerKey
+                                    : name == "radix_sort" || name == "keys_and_pairs" ? &kRadixBytesPerKey : nullptr;
+        CHECK(s.info.bytes_predicted.value == expected);
+    }
+}
 TEST_CASE("host: is_stable_sort_of accepts the stable sort and nothing else") {
     const std::vector<uint32_t> keys = {5, 3, 5, 1, 3, 9, 0};
     const std::vector<uint32_t> order = stable_order(keys, KeyType::u32);

@@ -16,6 +16,19 @@
 // code branches on a step's number, name or function pointer.
 struct NoInfo {};
 
+// A prediction the student works out on paper and writes in starter.cu (kRadixBytesPerKey,
+// -1 until then) whose answer a column of the program's table would print, such as 09's B/key.
+// The program shows that cell only once the prediction is right, so that running the starter
+// gives no answer away; the tests say whether it is right (testing.h: check_prediction).
+struct Prediction {
+    const char* name = nullptr;        // nullptr: the cell answers no prediction
+    const long long* value = nullptr;  // the student's constant
+    // `cell`, or "? (kRadixBytesPerKey)" while the prediction is not `answer`.
+    std::string shown(const std::string& cell, double answer) const {
+        return !value || (double)*value == answer ? cell : std::string("? (") + name + ")";
+    }
+};
+
 template <class Fn, class Info = NoInfo>
 struct Step {
     int number;        // as in the TODOs: TODO(step 2)

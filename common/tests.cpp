@@ -73,6 +73,16 @@ TEST_CASE("host: cpu_threads: the ranges cover every index once, in order, on an
     CHECK(calls == 1);
 }
 
+TEST_CASE("host: steps: a model cell that answers a prediction waits until the prediction is right") {
+    long long predicted = -1;  // as in an untouched starter.cu
+    const Prediction p{"kRadixBytesPerKey", &predicted};
+    CHECK(p.shown("48", 48) == "? (kRadixBytesPerKey)");
+    predicted = 47;
+    CHECK(p.shown("48", 48) == "? (kRadixBytesPerKey)");
+    predicted = 48;
+    CHECK(p.shown("48", 48) == "48");
+    CHECK(Prediction{}.shown("2n", 8) == "2n");  // a cell that answers no prediction is always shown
+}
 TEST_CASE("host: strf writes the whole text, however long") {
     CHECK(strf("%d x %s", 3, "four") == "3 x four");
     CHECK(strf("%s", "").empty());
