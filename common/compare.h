@@ -144,7 +144,7 @@ Comparison compare_exact(const std::vector<T>& got, const std::vector<T>& ref) {
     return c;
 }
 
-// The CPU reference of a sum (exercises 04, 05, 06): the sum in double precision, and the sum of
+// The CPU reference of a sum: the sum in double precision, and the sum of
 // |x[i]|, which the rounding errors of a float sum scale with (float_sum_tolerance below).
 // A NaN among the inputs makes both NaN.
 struct ReferenceSum {

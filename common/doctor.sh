@@ -55,7 +55,7 @@ fi
 echo "Libraries:"
 found() { for d in "${DEPS:-.deps/usr}/include" /usr/include /usr/local/include; do [ -f "$d/$1" ] && { echo "$d/$1"; return 0; }; done; return 1; }
 if p=$(found doctest/doctest.h); then echo "  doctest: $p"; else warn "doctest not found: make check installs doctest-dev, or install it yourself"; fi
-if p=$(found gif_lib.h); then echo "  giflib: $p"; else warn "giflib not found (03's --gif): make check installs libgif-dev, or install it yourself"; fi
+if p=$(found gif_lib.h); then echo "  giflib: $p"; else warn "giflib not found (a program's --gif): make check installs libgif-dev, or install it yourself"; fi
 # NCCL (collectives across GPUs): the header and library the build takes (searched in its order:
 # .deps, the toolkit, the system), and the header's version.
 toolkit=$([ -n "$nvcc_ver" ] && dirname "$(dirname "$(readlink -f "$(command -v "$nvcc")")")")

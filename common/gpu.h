@@ -58,7 +58,7 @@ inline int require_gpu(const char* program) {
 // ---- Device facts -------------------------------------------------------------------------
 // Theoretical peaks are derived from what the device reports, never typed in. CUDA 13 removed
 // cudaDeviceProp::clockRate and ::memoryClockRate; cudaDeviceGetAttribute still has both.
-// (Exercise 01 asks students to write these same formulas themselves.)
+// (Students write these same formulas themselves, in the course's first exercise.)
 
 // FP32 lanes ("CUDA cores") per SM: not reported by CUDA, fixed per architecture.
 inline int fp32_lanes_per_sm(int major, int minor) {

@@ -1,6 +1,6 @@
 # make_starter.awk: turns an exercise's solution.cu into its starter.cu.
 #
-#   awk -f common/make_starter.awk 02_scalar_multiply/solution.cu > starter.cu
+#   awk -f common/make_starter.awk NN_name/solution.cu > starter.cu
 #
 # In solution.cu:
 #   // BEGIN SOLUTION        these lines, and everything between them, are left out of the

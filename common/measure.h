@@ -89,7 +89,7 @@ struct TableSpec {
     double rate_unit = 1e9;           // rate = work per second / rate_unit
     std::string ops_name = "FLOP";    // what Work::ops counts, on the plot ("FLOP", "keys", "cell updates")
     // The exercise's own columns, filled by each row's cells and then its check's cells in this
-    // order: `leading` stand before the time (e.g. 07's "n", "traffic"), `columns` after the rates.
+    // order: `leading` stand before the time (e.g. a size and a traffic model), `columns` after the rates.
     std::vector<std::string> leading{};
     std::vector<std::string> columns{};
     std::string baseline_column = ""; // e.g. "% of CUB": the baseline row's time over each row's time
@@ -276,7 +276,7 @@ public:
     }
 
     // The last section's timed rows on the device's roofline (theoretical DRAM and, for FLOP,
-    // FP32 peaks from its clocks, as exercise 01 derives them), with each copy measured in that
+    // FP32 peaks from its clocks, as students derive them), with each copy measured in that
     // section as a dashed roof of its own.
     RooflinePlot plot() const {
         RooflinePlot plot;

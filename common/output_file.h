@@ -1,5 +1,5 @@
 // output_file.h: the one check every option that writes a file goes through (--csv, --plot,
-// 03's --gif and --frames, the tests' --out), before anything is run:
+// pictures such as --gif and --frames, the tests' --out), before anything is run:
 //
 //   const std::string gif = p.text("--gif", "");
 //   require_output_file(p, "--gif", gif, ".gif");      // before p.finish(), like reading it
@@ -112,7 +112,7 @@ inline std::string course_root() {
     return "";
 }
 
-// The course's source folder that `path` would be written into ("03_game_of_life/", "common/"),
+// The course's source folder that `path` would be written into ("NN_name/", "common/"),
 // or "" when it is outside them. Symbolic links are followed, so a link cannot lead in.
 inline std::string course_source_folder_of(const std::string& path, const std::string& root = course_root()) {
     namespace fs = std::filesystem;

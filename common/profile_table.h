@@ -85,11 +85,6 @@ inline std::string short_kernel_name(std::string name) {
     return name;
 }
 
-// The name PROFILE_KERNELS uses: without template arguments.
-inline std::string base_kernel_name(const std::string& short_name) {
-    return short_name.substr(0, short_name.find('<'));
-}
-
 struct Launch {
     std::string kernel;  // short_kernel_name: "scan_each_tile<int, true>"
     std::string grid, block;

@@ -35,7 +35,7 @@ struct ProgramSpec {
     std::string synopsis;              // one line: what the program does
     std::string options;               // the program's own option lines, each ending in \n
     std::vector<std::string> steps;    // --kernel choices, in step order (step_names(kSteps)); empty: a
-                                       // program that runs no step kernels (01) has no --kernel, no --seed
+                                       // program that runs no step kernels (a device listing) has no --kernel, no --seed
     std::vector<std::string> extra_kernels = {};  // other --kernel choices (e.g. "cub")
     std::string bench = "";            // what --bench prints instead; empty: no --bench
 };

@@ -17,7 +17,7 @@
 struct NoInfo {};
 
 // A prediction the student works out on paper and writes in starter.cu (kRadixBytesPerKey,
-// -1 until then) whose answer a column of the program's table would print, such as 09's B/key.
+// -1 until then) whose answer a column of the program's table would print, such as a model's bytes per key.
 // The program shows that cell only once the prediction is right, so that running the starter
 // gives no answer away; the tests say whether it is right (testing.h: check_prediction).
 struct Prediction {

@@ -1,4 +1,4 @@
-// cub_sort.h: the library baselines for sorting (exercise 09): cub::DeviceRadixSort::SortKeys
+// cub_sort.h: the library baselines for sorting: cub::DeviceRadixSort::SortKeys
 // and SortPairs, and thrust::sort, on 32-bit unsigned keys (and 32-bit values).
 //
 // CUB's radix sort on a Hopper GPU is "Onesweep" (Adinets and Merrill, 2022): one pass counts

@@ -1,4 +1,4 @@
-// cub_sum.h: the library baseline for sums (exercises 04, 05, 06), cub::DeviceReduce::Sum.
+// cub_sum.h: the library baseline for sums, cub::DeviceReduce::Sum.
 //
 // CUB ships with the CUDA Toolkit (part of CCCL) as headers only. Its device-wide algorithms
 // follow a two-call pattern: ask how much temporary storage the algorithm wants, allocate it

@@ -1,4 +1,4 @@
-// cublas_sgemm.h: the library baseline for matrix products (exercise 08), cuBLAS SGEMM in
+// cublas_sgemm.h: the library baseline for matrix products, cuBLAS SGEMM in
 // strict FP32, for row-major matrices.
 #pragma once
 
