@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <thread>
 #include <vector>
+
+#include "cpu_threads.h"
 
 // Conway's rule B3/S23: a dead cell with exactly 3 live neighbours is born; a live cell with 2 or
 // 3 survives; every other cell is dead in the next generation.
@@ -28,19 +29,15 @@ inline void life_rows_reference(const uint8_t* in, uint8_t* out, int w, int h, i
     }
 }
 
-// One generation. Large lattices are shared out among CPU threads by rows.
+// One generation. Large lattices are shared out among CPU threads by rows (at most 16: a long
+// run starts them again every generation).
 inline std::vector<uint8_t> life_step_reference(const std::vector<uint8_t>& in, int w, int h) {
     std::vector<uint8_t> out(in.size());
     if (in.empty()) return out;
-    const size_t cells = (size_t)w * h;
-    int threads = cells < (1u << 20) ? 1 : (int)std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-    threads = std::min(threads, h);
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(life_rows_reference, in.data(), out.data(), w, h, (int)((long long)h * t / threads),
-                          (int)((long long)h * (t + 1) / threads));
-    life_rows_reference(in.data(), out.data(), w, h, 0, (int)((long long)h / threads));
-    for (auto& th : pool) th.join();
+    const unsigned threads = in.size() < (1u << 20) ? 1u : std::min({16u, cpu_cores(), (unsigned)h});
+    split_among_threads((size_t)h, threads, [&](size_t first, size_t last) {
+        life_rows_reference(in.data(), out.data(), w, h, (int)first, (int)last);
+    });
     return out;
 }
 

@@ -192,6 +192,8 @@ STEP_HOST_CASE(kSteps, "reduce_then_scan", "prediction kReduceThenScanBytes (int
     const long long pass1 = sizeof(int), pass3 = 2 * sizeof(int);  // reduce_tiles reads; rescan_tiles reads and writes
     check_prediction("kReduceThenScanBytes", kReduceThenScanBytes, pass1 + pass3,
                      "which passes read the whole input, and which write the whole output?");
+    const bool model_agrees = kReduceThenScanModel.bytes_per_element == pass1 + pass3;  // no number printed
+    CHECK_MESSAGE(model_agrees, "count.cpp's reduce_then_scan traffic must give this answer: the program shows it only then");
 }
 
 // ---- step 7 ---------------------------------------------------------------------------------

@@ -345,11 +345,15 @@ STEP_HOST_CASE(kSteps, "split", "prediction kSplitBytesPerKey") {
     const long long per_pass = 4 /* split_count reads */ + 4 + 4 /* split_scatter reads and writes */;
     check_prediction("kSplitBytesPerKey", kSplitBytesPerKey, 32 * per_pass,
                      "which kernels of one pass read every key, which write it, and how many passes are there?");
+    const bool model_agrees = split_bytes_per_key((size_t)1 << 24, false) == 32 * per_pass;  // no number printed
+    CHECK_MESSAGE(model_agrees, "model.cpp's split_bytes_per_key must give this answer: the program shows B/key only then");
 }
 STEP_HOST_CASE(kSteps, "radix_sort", "prediction kRadixBytesPerKey") {
     const long long per_pass = 4 /* radix_histogram reads */ + 4 + 4 /* radix_scatter reads and writes */;
     check_prediction("kRadixBytesPerKey", kRadixBytesPerKey, (32 / kRadixBits) * per_pass,
                      "which kernels of one pass read every key, which write it, and how many passes are there?");
+    const bool model_agrees = radix_bytes_per_key((size_t)1 << 24, false) == (32 / kRadixBits) * per_pass;
+    CHECK_MESSAGE(model_agrees, "model.cpp's radix_bytes_per_key must give this answer: the program shows B/key only then");
 }
 
 // ---- the library baselines and the given scan --------------------------------------------------
