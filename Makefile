@@ -365,7 +365,7 @@ all: $(ALL_BINARIES)
 # Builds everything in parallel, then runs every suite in turn (one GPU, honest timings).
 check:
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	@bash common/check.sh common $(EXERCISES)
+	@bash common/check.sh common $(EXERCISES) common/bad_input.sh common/hints_test.sh
 
 status:
 	@bash common/status.sh $(EXERCISES)

@@ -7,7 +7,9 @@
 #      could not tell a finished exercise from an unfinished one;
 #   and its hints.md (make hint-NN) has a section per step the tests declare, each of two or more
 #   levels, with no code in level 1 (common/hints.sh lint).
-# Then the bad-input suite and the hint tool's own tests, which need no GPU.
+# Then the course's own suites named after the exercises (the Makefile names common/bad_input.sh
+# and common/hints_test.sh), which need no GPU:
+#   bash common/check.sh common NN_x... common/bad_input.sh common/hints_test.sh
 # Ends with one line: check: N passed, N failed, N skipped (test cases).
 set -u
 timeout_s=${TEST_TIMEOUT:-300}
@@ -16,6 +18,10 @@ strict=${STRICT_STARTERS:-}
 passed=0 failed=0 skipped=0
 hints_passed=0 hints_failed=0
 problems=()
+folders=() scripts=()
+for a in "$@"; do
+  if [[ $a == *.sh ]]; then scripts+=("$a"); else folders+=("$a"); fi
+done
 
 # Reads the summary lines common/test_main.cpp prints: "result: P passed, F failed, S skipped"
 # and "steps: N of M passed (...)" (how steps are named is test_main's business, steps.h).
@@ -36,7 +42,7 @@ run_suite() {  # $1 binary, then its options; sets out, rc, p, f, s
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then out+=$'\n'"(stopped after ${timeout_s} s: a kernel is probably stuck)"; fi
 }
 
-for ex in "$@"; do
+for ex in "${folders[@]+"${folders[@]}"}"; do
   if [ "$ex" = common ]; then  # the shared helpers' own host tests
     run_suite build/common/tests
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
@@ -91,30 +97,36 @@ for ex in "$@"; do
   fi
 done
 
-# "P F" from a suite's last line "NAME: P passed, F failed"; "0 1" when it printed none.
-suite_counts() {  # name, output
-  local line
-  line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed\$" <<<"$2" | tail -n 1)
-  if [ -n "$line" ]; then sed -E "s/^$1: ([0-9]+) passed, ([0-9]+) failed\$/\1 \2/" <<<"$line"; else echo 0 1; fi
-}
-
-# 4. what a careless user types: one line and exit 2, never a crash (common/bad_input.sh); a
-#    folder whose program cannot list its options fails there
-out=$(bash common/bad_input.sh 2>&1)
-read -r p f < <(suite_counts "bad input" "$out")
-passed=$((passed + p)); failed=$((failed + f))
-# Its cases per exercise folder (built from each program's --list-options), then the total.
-grep -E '^bad input: .* cases, ' <<<"$out" | sed 's/^bad input: /bad input  /'
-printf '%-22s %3d passed, %d failed\n' "bad input" "$p" "$f"
-[ "$f" -ne 0 ] && grep -E '^bad input FAILED' <<<"$out" | head -n 40
-
-# 5. hints: every exercise's hints.md (2b. above), and make hint-NN's own tests (common/hints_test.sh)
-out=$(bash common/hints_test.sh 2>&1)
-read -r p f < <(suite_counts "hints tool" "$out")
-passed=$((passed + p + hints_passed)); failed=$((failed + f + hints_failed))
-printf '%-22s %3d passed, %d failed\n' "hints.md" "$hints_passed" "$hints_failed"
-printf '%-22s %3d passed, %d failed\n' "make hint-NN" "$p" "$f"
-[ "$f" -ne 0 ] && { grep -E '^hints tool FAILED' <<<"$out" | head -n 40; [ -n "$line" ] || tail -n 20 <<<"$out"; }
+# The course's own suites (scripts named on the command line, e.g. common/bad_input.sh): each
+# ends with "NAME: P passed, F failed"; one that prints no such line (it crashed or was stopped)
+# counts as one failure, and its last lines are shown.
+[ $((hints_passed + hints_failed)) -gt 0 ] && printf '%-22s %3d passed, %d failed\n' "hints.md" "$hints_passed" "$hints_failed"
+passed=$((passed + hints_passed)); failed=$((failed + hints_failed))
+for script in "${scripts[@]+"${scripts[@]}"}"; do
+  out=$(bash "$script" 2>&1)
+  rc=$?
+  summary=$(grep -E '^[a-z][a-z -]*: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' <<<"$out" | tail -n 1)
+  if [ -n "$summary" ]; then
+    name=${summary%%: *}
+    read -r p f s < <(sed -E 's/^.*: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/' <<<"$summary")
+    s=${s:-0}
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1  # a summary of no failures, yet it failed
+  else
+    name=$(basename "$script" .sh)
+    p=0 f=1 s=0
+  fi
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+  # Its cases per group (bad input: per exercise folder, from each program's --list-options).
+  grep -E "^$name: .* cases, " <<<"$out" | sed "s/^$name: /$name  /"
+  printf '%-22s %3d passed, %d failed%s\n' "$name" "$p" "$f" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
+  grep -E "^$name skipped: " <<<"$out"
+  if [ -z "$summary" ]; then
+    problems+=("$script printed no summary line (exit code $rc): its last lines are above")
+    tail -n 20 <<<"$out"
+  elif [ "$f" -ne 0 ]; then
+    grep -E "^$name FAILED" <<<"$out" | head -n 40
+  fi
+done
 
 [ -n "${skip_note:-}" ] && echo "${skip_note#note: } (REQUIRE_GPU=1 makes that a failure)"
 for pr in "${problems[@]+"${problems[@]}"}"; do echo "problem: $pr"; done
