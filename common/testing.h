@@ -48,6 +48,9 @@
 
 inline doctest::test_suite needs_gpu() { return doctest::test_suite("gpu"); }
 
+// The test-name filter of test_main.cpp (-tc, -tce): doctest's wildcards, * and ?, any case.
+bool test_name_matches(const char* pattern, const char* name);
+
 // `full` in a normal run, `lighter` under make sanitize (COURSE_SANITIZE=1): see above.
 inline bool under_sanitizer() {
     const char* s = std::getenv("COURSE_SANITIZE");

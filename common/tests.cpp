@@ -2,6 +2,7 @@
 // Built as build/common/tests and run first by `make check`.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -282,6 +283,26 @@ TEST_CASE("host: steps: a test case belongs to the step its name begins with") {
     CHECK(step_of_case("step 12 a_b") == "step 12 a_b");
     CHECK(step_of_case("host: options") == "");
     CHECK(step_of_case("support: the FMA kernel") == "");
+}
+
+TEST_CASE("host: test names: the filter's wildcards (* and ?, any case), in time linear in the name") {
+    CHECK(test_name_matches("step 2*", "step 2 many_blocks: n = 10000"));
+    CHECK(test_name_matches("*MANY*", "step 2 many_blocks: n = 10000"));
+    CHECK(test_name_matches("step ? many_blocks*", "step 2 many_blocks: x"));
+    CHECK(test_name_matches("*", ""));
+    CHECK(test_name_matches("", ""));
+    CHECK(test_name_matches("a*b*c", "aXbYc"));
+    CHECK(test_name_matches("a*b", "abab"));
+    CHECK_FALSE(test_name_matches("", "x"));
+    CHECK_FALSE(test_name_matches("?", ""));
+    CHECK_FALSE(test_name_matches("step 3*", "step 2 many_blocks"));
+    CHECK_FALSE(test_name_matches("a*b", "abac"));
+    // Many stars that cannot match: a backtracking matcher takes exponential time on these.
+    const std::string name(300, 'a');
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(test_name_matches("*?*?*?*?*?*?*?*?*#", name.c_str()));
+    CHECK_FALSE(test_name_matches(("*" + std::string(40, 'a') + "*?*?*?*?*?*?*?*?*?*?*?*b").c_str(), name.c_str()));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200));
 }
 
 TEST_CASE("host: launch helpers") {
