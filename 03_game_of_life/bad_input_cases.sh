@@ -11,6 +11,10 @@ done
 for v in '' , 1 1,2,3 -1,0 0,-1 a,b 1.5,2 99999999,0 0,99999999 '1, 2' $'1,\e[2J' 64,0 0,64; do
   expect "--at" "$program" --pattern glider --size 64x64 --at "$v"
 done
+# --size's rule, with a value other than its default (the default itself means the same as
+# leaving --size out, so --bench takes it): common/bad_input.sh knows no other valid text.
+expect "--size: && --bench" "$program" --size 64x64 --bench
+expect "no usable GPU" "$program" --size 160x120 --bench
 # Lattices that can never fit: refused before anything is allocated.
 expect "--size" "$program" --pattern glider --size 524288x524288
 expect "--size" "$program" --pattern glider --size 100000x100000

@@ -148,10 +148,16 @@ bad_reals=('' abc nan inf -inf 1e999 1,5 0x1p3zz '2.5 ' ' 1' $'\t1' -- $'1\e[2J'
 bad_choices=('' bogus ALL 'all ' 1 $'all\n' $'\e[31mall')
 
 # A value each kind accepts (for the cases about rules, which need a valid value).
+# Never the option's default: an option given with its default means the same as leaving it out.
 valid_value() {  # kind, values, default
+  local lo=${2%%..*} choice
   case $1 in
-    size | seed | integer | real) echo "${2%%..*}" ;;
-    choice) echo "${2%%,*}" ;;
+    size | seed | integer) if [ "$lo" = "$3" ]; then echo $((lo + 1)); else echo "$lo"; fi ;;
+    real) if [ "$lo" = "$3" ]; then echo "${2##*..}"; else echo "$lo"; fi ;;
+    choice)
+      for choice in ${2//,/ }; do
+        [ "$choice" != "$3" ] && { echo "$choice"; return; }
+      done ;;
     text) echo "${3:-x}" ;;
     input-file) echo "$tmp/none${2%%,*}" ;;
     output-file) echo "$tmp/ok${2%%,*}" ;;
@@ -298,28 +304,45 @@ for ex in "${exercises[@]}"; do
     expect "$name" "$program" "$name" 1 "$name" 1
   done
 
-  # The rules: an option that cannot affect the run is refused with the reason.
+  # The rules: an option that cannot affect the run is refused with the reason. An option given
+  # with its default value means the same as leaving it out (--demo none --kernel stats runs the
+  # steps): the same rules with one side at its default are not refused.
   args_for() {  # name: the option with a valid value
     local v
     v=$(valid_value "${kind_of[$1]:-flag}" "${values_of[$1]:-}" "${default_of[$1]:-}")
     if [ -z "$v" ]; then printf '%s\n' "$1"; else printf '%s\n' "$1" "$v"; fi
   }
+  at_default() {  # name: the option with its default, or nothing (a flag, or no default)
+    local d=${default_of[$1]:-}
+    [ "${kind_of[$1]:-flag}" != flag ] && [ -n "$d" ] && [[ $d != *\\x* ]] && printf '%s\n' "$1" "$d"
+  }
+  not_refused="!does nothing && !is not used by --bench && !--bench measures every step"
+  # A text option's one known valid value is its default (--size 160x120): its rule cases with
+  # another value are the folder's own (NN_name/bad_input_cases.sh).
+  other_value_known() { [ "${kind_of[$1]:-flag}" != text ] || [ -z "${default_of[$1]:-}" ]; }
   while read -r name kind values rest; do
     [[ "$name" == --* ]] || continue
+    other_value_known "$name" || continue
     mapfile -t mine < <(args_for "$name")
+    mapfile -t mine_default < <(at_default "$name")
     for field in $rest; do
       key=${field%%=*} list=${field#*=}
       IFS=, read -r -a others <<<"$list"
       case $key in
         not-with)
           for other in "${others[@]}"; do
+            other_value_known "$other" || continue
             mapfile -t theirs < <(args_for "$other")
+            mapfile -t theirs_default < <(at_default "$other")
             if [ "$other" = --bench ]; then needle="$name: && --bench"; else needle="$name: does nothing with $other"; fi
             expect "$needle" "$program" "${mine[@]}" "${theirs[@]}"
+            [ ${#mine_default[@]} -gt 0 ] && expect "$not_refused" "$program" "${mine_default[@]}" "${theirs[@]}"
+            [ ${#theirs_default[@]} -gt 0 ] && expect "$not_refused" "$program" "${mine[@]}" "${theirs_default[@]}"
           done
           ;;
         only-with)
           expect "$name: does nothing without" "$program" "${mine[@]}"
+          [ ${#mine_default[@]} -gt 0 ] && expect "$not_refused" "$program" "${mine_default[@]}"
           ;;
         only-kernels)
           kernel=""
@@ -328,6 +351,8 @@ for ex in "${exercises[@]}"; do
             [[ ",$list,all," == *",$k,"* ]] || { kernel=$k; break; }
           done
           [ -n "$kernel" ] && expect "$name: does nothing with --kernel $kernel" "$program" --kernel "$kernel" "${mine[@]}"
+          [ -n "$kernel" ] && [ ${#mine_default[@]} -gt 0 ] &&
+            expect "$not_refused" "$program" --kernel "$kernel" "${mine_default[@]}"
           ;;
       esac
     done

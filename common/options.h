@@ -12,6 +12,8 @@
 //   opts.only_with("--fps", {"--watch", "--gif"}, "the pace of the frames") affect this run is
 //                                                                          refused with the reason
 //   opts.finish();                   rejects anything not asked for (typos), then the rules above
+// The rules read an option given with its default value (--demo none, --kernel all) as left
+// out: an explicitly given default means the same as leaving it out (opts.in_effect).
 // Values may be written "--n 100" or "--n=100". "--help" prints the usage text and exits 0.
 //
 // Every option a program reads is recorded as it is read (its kind, range or choices, default
@@ -125,7 +127,7 @@ public:
         size_t x = parse_size(name, *v);
         if (x < min) fail(name, "must be at least " + std::to_string(min) + " (got " + printable(*v) + ")");
         if (x > max) fail(name, "must be at most " + std::to_string(max) + " (got " + printable(*v) + ")");
-        return x;
+        return read_as(name, x, def);
     }
 
     int integer(const std::string& name, int def, int min, int max) {
@@ -138,7 +140,7 @@ public:
                                : (long long)std::min<size_t>(mag, (size_t)1 << 40);
         if (x < min) fail(name, "must be at least " + std::to_string(min) + " (got " + printable(*v) + ")");
         if (x > max) fail(name, "must be at most " + std::to_string(max) + " (got " + printable(*v) + ")");
-        return (int)x;
+        return read_as(name, (int)x, def);
     }
 
     double real(const std::string& name, double def, double min, double max) {
@@ -159,7 +161,7 @@ public:
         if (!std::isfinite(x)) fail(name, shown + " is not a finite number");
         if (x < min || x > max)
             fail(name, "must be between " + fmt(min) + " and " + fmt(max) + " (got " + printable(*v) + ")");
-        return x;
+        return read_as(name, x, def);
     }
 
     // Any text but the empty one (an empty file name or pattern is always a mistake).
@@ -182,6 +184,13 @@ public:
     bool given(const std::string& name) const {
         for (const auto& a : args_)
             if (a.name == name) return true;
+        return false;
+    }
+    // Was it typed with a value other than its default (a flag: typed at all)? What the rules
+    // below ask: an explicitly given default (--demo none) means the same as leaving it out.
+    bool in_effect(const std::string& name) const {
+        for (const auto& a : args_)
+            if (a.name == name) return !a.at_default;
         return false;
     }
 
@@ -211,9 +220,9 @@ public:
             list += (i == 0 ? "" : i + 1 == others.size() ? " or " : ", ") + others[i];
         declared(name).only_with.insert(declared(name).only_with.end(), others.begin(), others.end());
         rules_.push_back({2, [name, others, list, why](const Options& o) {
-            if (!o.given(name)) return;
+            if (!o.in_effect(name)) return;
             for (const auto& other : others)
-                if (o.given(other)) return;
+                if (o.in_effect(other)) return;
             o.fail(name, "does nothing without " + list + " (" + why + "); add one or drop " + name);
         }});
     }
@@ -290,7 +299,7 @@ protected:
     void refuse_with(const std::string& name, const std::string& other, const std::string& problem) {
         declared(name).not_with.push_back(other);
         rules_.push_back({1, [name, other, problem](const Options& o) {
-            if (o.given(name) && o.given(other)) o.fail(name, problem);
+            if (o.in_effect(name) && o.in_effect(other)) o.fail(name, problem);
         }});
     }
 
@@ -298,7 +307,16 @@ private:
     struct Arg {
         std::string name, value;
         bool has_value = false, used = false;
+        bool at_default = false;  // its value is the option's default (see in_effect)
     };
+
+    // Records whether the option's value, as read, is its default; returns the value.
+    template <class T>
+    T read_as(const std::string& name, T x, const T& def) {
+        for (auto& a : args_)
+            if (a.name == name) a.at_default = x == def;
+        return x;
+    }
 
     Arg* find(const std::string& name) {
         Arg* found = nullptr;
@@ -319,7 +337,7 @@ private:
     std::string text_value(const std::string& name, const std::string& def) {
         const std::string* v = value(name);
         if (v && v->empty()) fail(name, "needs a value (got an empty one)");
-        return v ? *v : def;
+        return v ? read_as(name, *v, def) : def;
     }
 
     static bool all_digits(const std::string& s) {

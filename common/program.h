@@ -137,7 +137,7 @@ public:
         d.only_kernels.insert(d.only_kernels.end(), kernels.begin(), kernels.end());
         const std::string chosen = kernel;
         rules_.push_back({3, [name, kernels, list, chosen](const Options& o) {
-            if (!o.given(name) || chosen == "all") return;
+            if (!o.in_effect(name) || chosen == "all") return;
             if (std::find(kernels.begin(), kernels.end(), chosen) != kernels.end()) return;
             o.fail(name, "does nothing with --kernel " + chosen + " (it matters only to " + list + "); drop one of the two");
         }});

@@ -210,6 +210,20 @@ TEST_CASE("host: options: an option that cannot affect the run is refused with t
     CHECK(refused({"--n", "3", "--nn"}, only_with) == "unknown option '--nn' (try --help)");
     CHECK(refused({"--n", "3", "--bench"}, [&](Program& p) { only_with(p); p.not_with_bench({"--n"}); })
               .find("--n: is not used by --bench") == 0);
+    // An option given with its default value means the same as leaving it out, for every rule.
+    CHECK(refused({"--n", "1"}, only_with) == "(accepted)");
+    CHECK(refused({"--n", "1", "--watch"}, not_with) == "(accepted)");
+    CHECK(refused({"--n", "1", "--kernel", "one"}, kernels) == "(accepted)");
+    CHECK(refused({"--bench", "--kernel", "all"}, [](Program&) {}) == "(accepted)");
+    const auto demo = [](Program& p) {
+        p.choice("--demo", "none", {"none", "broken"});
+        p.not_with_demo("--demo", {"--n"}, "the demo has its own");
+    };
+    CHECK(refused({"--demo", "none", "--kernel", "one", "--n", "3"}, demo) == "(accepted)");
+    CHECK(refused({"--demo", "broken", "--kernel", "one"}, demo) ==
+          "--kernel: does nothing with --demo (the demo runs no step); drop one of the two");
+    CHECK(refused({"--demo", "broken", "--n", "3"}, demo) == "--n: does nothing with --demo (the demo has its own); drop one of the two");
+    CHECK(refused({"--demo", "broken", "--n", "1"}, demo) == "(accepted)");
 }
 
 TEST_CASE("host: options: a negative value keeps its sign in the message") {
