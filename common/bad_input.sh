@@ -172,10 +172,19 @@ for d in [0-9][0-9]_*/; do
   [ -f "$d/main.cpp" ] && exercises+=("$d")
 done
 first_number=${exercises[0]%%_*}
+readme_before=$(stat -c %Y:%s README.md)
 
 mkdir -p "$tmp/folder.x" "$tmp/closed" "$tmp/notdir"
 : >"$tmp/existing.notakind"
 echo "keep" >"$tmp/file"
+echo "keep" >"$tmp/hard_source.txt"
+# A record of the student's progress, to which links are made (removed again at the end).
+made_progress=
+[ -d .progress ] || { mkdir .progress && made_progress=1; }
+record=.progress/bad_input_probe.steps
+echo "steps: 1 of 1 passed (step 1 probe: ok)" >"$record"
+record_before=$(stat -c %Y:%s "$record")
+trap 'rm -f "$record"; [ -n "$made_progress" ] && rmdir .progress 2>/dev/null; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 chmod 000 "$tmp/closed"
 ln -s loop_b "$tmp/loop_a" && ln -s loop_a "$tmp/loop_b"
 
@@ -283,6 +292,22 @@ for ex in "${exercises[@]}"; do
         expect "$name: && a folder of the course's sources" "$program" "$name" "$tmp/link$ext"
         check_that "$ex: $name left $link_target as it was" test "$(stat -c %Y:%s "$link_target")" = "$before"
         if [ "$kind" = output-file ]; then
+          # The file written is checked, not the name typed: a link of the right name to a file
+          # of the course outside build/ (its top files, a progress record), a link to a file of
+          # another kind, a file of two names (a hard link).
+          for target in README.md Makefile "$record"; do
+            [ -e "$target" ] || continue
+            before=$(stat -c %Y:%s "$target")
+            ln -sfn "$PWD/$target" "$tmp/course_link$ext"
+            expect "$name: && is a symbolic link to '$target' in the course" "$program" "$name" "$tmp/course_link$ext"
+            check_that "$ex: $name left $target as it was" test "$(stat -c %Y:%s "$target")" = "$before"
+          done
+          ln -sfn "$tmp/file" "$tmp/other_kind$ext"
+          expect "$name: && is a symbolic link to && not a $ext file" "$program" "$name" "$tmp/other_kind$ext"
+          check_that "$ex: $name left a file of another kind as it was" test "$(cat "$tmp/file")" = keep
+          ln -f "$tmp/hard_source.txt" "$tmp/hard$ext"
+          expect "$name: && has 2 names (hard links)" "$program" "$name" "$tmp/hard$ext"
+          rm -f "$tmp/hard$ext"
           expect "$name: && must be a file name ending in $ext" "$program" "$name" "$tmp/existing.notakind"
           check_that "$ex: $name left another kind of file as it was" test ! -s "$tmp/existing.notakind"
           expect "$name: && is a folder" "$program" "$name" "$tmp/folder.x"
@@ -371,6 +396,13 @@ for ex in "${exercises[@]}"; do
     expect "$needle" "$program" "${all[@]}"
   fi
 
+  # Two outputs of one run that are one file: --plot through a link to --csv's file.
+  if [ -n "${kind_of[--csv]:-}" ] && [ -n "${kind_of[--plot]:-}" ]; then
+    : >"$tmp/same.csv"
+    ln -sfn "$tmp/same.csv" "$tmp/same.svg"
+    expect "--plot: && is a symbolic link to && same.csv" "$program" --csv "$tmp/same.csv" --plot "$tmp/same.svg"
+  fi
+
   # What every program refuses, whatever its options.
   expect "unknown option '--bogus'" "$program" --bogus
   expect "unknown option '--bogus'" "$program" --bogus=1
@@ -391,6 +423,31 @@ for ex in "${exercises[@]}"; do
     check_that "$ex: the tests' --out wrote nothing into $ex/" test ! -e "$ex/bad_input_probe.txt"
     expect "--out: && must be a file name ending in" "$tests" "-o=$tmp/existing.notakind"
     expect "--out: needs a file name" "$tests" "--out="
+    for target in README.md "$record"; do
+      ln -sfn "$PWD/$target" "$tmp/report_link.log"
+      expect "--out: && is a symbolic link to '$target' in the course" "$tests" "--out=$tmp/report_link.log"
+    done
+    check_that "$ex: the tests' --out left the progress record as it was" test "$(stat -c %Y:%s "$record")" = "$record_before"
+    ln -f "$tmp/hard_source.txt" "$tmp/hard_report.txt"
+    expect "--out: && has 2 names (hard links)" "$tests" "--out=$tmp/hard_report.txt"
+    rm -f "$tmp/hard_report.txt"
+    # The record of progress (COURSE_STEPS_LOG, set by make test-NN) under the same rule: a
+    # source file, a link into the course, a FIFO are not written (nor waited on); the tests run.
+    mkdir -p "$tmp/records"
+    [ -p "$tmp/records/fifo.steps" ] || mkfifo "$tmp/records/fifo.steps"
+    ln -sfn "$PWD/README.md" "$tmp/records/link.steps"
+    starter_before=$(stat -c %Y:%s "$ex/starter.cu")
+    for log in "$ex/starter.cu" "$tmp/records/fifo.steps" "$tmp/records/link.steps"; do
+      out=$( (ulimit -t $cpu_s -v $memory_kb; COURSE_STEPS_LOG=$log timeout -k 2 20 "$tests" -tc='*no case has this name*') 2>&1 </dev/null)
+      rc=$?
+      if [ "$rc" = 2 ] && grep -q "^note: this run is not recorded (make hint-NN will not know it): COURSE_STEPS_LOG: " <<<"$out"; then
+        pass "$ex: COURSE_STEPS_LOG=$log is not written, and the tests run"
+      else
+        fail "$ex: COURSE_STEPS_LOG=$log -> exit $rc: $(head -c 300 <<<"$out" | tr '\n' '|')"
+      fi
+    done
+    check_that "$ex: COURSE_STEPS_LOG left the starter as it was" test "$(stat -c %Y:%s "$ex/starter.cu")" = "$starter_before"
+    check_that "$ex: COURSE_STEPS_LOG left README.md as it was" test "$(stat -c %Y:%s README.md)" = "$readme_before"
   fi
 
   # Kinds only this folder knows about.
@@ -504,6 +561,7 @@ profile "PROFILE_LAUNCHES" "$tmp/ncu_run" "$real" PROFILE_LAUNCHES=lots
 profile "no usable GPU" "$tmp/ncu_run" "$real"
 
 # ---- The result -----------------------------------------------------------------------------
+check_that "the progress record is as it was after every case" test "$(stat -c %Y:%s "$record")" = "$record_before"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "bad input FAILED: $f"; done
 for g in "${groups[@]}"; do
   printf 'bad input: %-22s %4d cases, %4d passed\n' "$g" "${ran[$g]}" "${ok[$g]}"

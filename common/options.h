@@ -35,6 +35,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 // The exit code for bad input (the same as for "no usable GPU", gpu.h: both are the user's to fix).
@@ -264,6 +265,10 @@ public:
         d.values = values;
         d.def = def;
     }
+    // The files this run writes, as output_file.h tells them apart (option, the file): two
+    // options must not write one file.
+    std::vector<std::pair<std::string, std::string>>& outputs() const { return outputs_; }
+
     // The list --list-options prints (one option a line; fields as in the comment at the top).
     std::string option_list() const {
         size_t w = 0;
@@ -421,4 +426,5 @@ private:
     std::vector<Arg> args_;
     bool listing_ = false, finished_ = false;
     mutable std::vector<DeclaredOption> declared_;
+    mutable std::vector<std::pair<std::string, std::string>> outputs_;
 };

@@ -4,13 +4,15 @@
 // out (reported as skipped, with the reason), unless REQUIRE_GPU=1 is set: then the run fails,
 // because a verification run on a GPU machine must not silently skip anything. REQUIRE_GPUS=N
 // (N > 1 for cases that need several GPUs) also fails a machine with fewer than N GPUs.
-// A word it does not know, and a --out report file that would land in the course's sources or
-// over another kind of file, get one line and exit code 2 before anything runs.
+// A word it does not know, and a --out report file that the course's rule for written files
+// refuses (output_file.h: in the course's sources, a link into the course, another kind of file,
+// a FIFO, ...), get one line and exit code 2 before anything runs; a COURSE_STEPS_LOG it refuses
+// gets a note, and the run is not recorded.
 // At the end it prints two lines that `make check` and `make status` read:
 //   steps: 2 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: FAILED)
 //   result: 12 passed, 5 failed, 3 skipped
 // and appends the first to the file COURSE_STEPS_LOG names, if set (make test-NN with your starter
-// sets it: make hint-NN starts at the first step that has not passed yet).
+// sets it: make hint-NN starts at the first step that has not passed yet), as one whole line.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "testing.h"
 
@@ -183,8 +185,14 @@ bool is_doctest_option(std::string arg) {
     return false;
 }
 
-// doctest's report file (--out=FILE, -o=FILE): the course's rule for every file a program
-// writes (output_file.h). "" or why not.
+// The files a test program writes: doctest's report (--out) and the record of your progress
+// (COURSE_STEPS_LOG), each under the course's rule for every file a program writes (output_file.h).
+std::vector<std::pair<std::string, std::string>>& outputs() {
+    static std::vector<std::pair<std::string, std::string>> claimed;
+    return claimed;
+}
+
+// doctest's report file (--out=FILE, -o=FILE). "" or why not.
 std::string why_not_report_file(std::string arg) {
     arg = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
     if (arg.rfind("dt-", 0) == 0) arg = arg.substr(3);
@@ -193,8 +201,18 @@ std::string why_not_report_file(std::string arg) {
     if ((key != "out" && key != "o") || eq == std::string::npos) return "";
     const std::string path = arg.substr(eq + 1);
     if (path.empty()) return "--out: needs a file name (got an empty one)";
-    const std::string why = why_not_output_file(path, ".txt .log .xml");
+    std::string why = why_not_output_file(path, ".txt .log .xml");
+    if (why.empty()) why = why_same_output(outputs(), "--out", path);
     return why.empty() ? "" : "--out: " + why;
+}
+
+// COURSE_STEPS_LOG: the file `make test-NN` with your starter names for the "steps:" line
+// (common/with_args.sh sets it; make hint-NN and make status read it). "" or why not.
+std::string why_not_steps_log(const char* log) {
+    if (!log || !*log) return "";
+    std::string why = why_not_output_file(log, ".steps");
+    if (why.empty()) why = why_same_output(outputs(), "COURSE_STEPS_LOG", log);
+    return why.empty() ? "" : "COURSE_STEPS_LOG: " + why;
 }
 
 int main(int argc, char** argv) {
@@ -210,6 +228,14 @@ int main(int argc, char** argv) {
             std::printf("error: %s\n", why.c_str());
             return 2;
         }
+    }
+    // Checked before anything runs (a FIFO there would block the summary, a link could lead
+    // anywhere): a record that cannot be kept is not kept, and the tests run all the same.
+    const char* steps_log = std::getenv("COURSE_STEPS_LOG");
+    const std::string steps_log_problem = why_not_steps_log(steps_log);
+    if (!steps_log_problem.empty()) {
+        std::printf("note: this run is not recorded (make hint-NN will not know it): %s\n", steps_log_problem.c_str());
+        steps_log = nullptr;
     }
     // A case that names a step kSteps does not declare, or a "step ..." case typed by hand
     // instead of STEP_CASE: the suite would report a phantom step, so it does not start.
@@ -298,13 +324,10 @@ int main(int argc, char** argv) {
         std::printf("%s\n", line.c_str());
         // `make test-NN` with your starter names a file here: make hint-NN and make status read
         // your progress from it (common/hints.sh).
-        const char* log = std::getenv("COURSE_STEPS_LOG");
-        if (log && *log) {
-            FILE* f = std::fopen(log, "a");
-            if (f) std::fprintf(f, "%s\n", line.c_str());
-            if (!f || std::fclose(f) != 0)
-                std::printf("note: could not record these steps in %s (make hint-NN will not know them)\n", log);
-        }
+        // One complete line in one write: a record cut short never swallows the next one.
+        if (steps_log && *steps_log && !append_line(steps_log, line))
+            std::printf("note: could not record these steps in '%s' (make hint-NN will not know them)\n",
+                        Options::printable(steps_log, Options::kPathChars).c_str());
     }
     std::printf("result: %d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
     if (t.passed + t.failed + t.skipped == 0) {

@@ -848,6 +848,77 @@ TEST_CASE("host: output files: never into the course's sources, never over anoth
     fs::remove_all(t);
 }
 
+TEST_CASE("host: output files: the file written is checked, not the name typed (links, hard links, two options)") {
+    namespace fs = std::filesystem;
+    const std::string root = course_root();
+    REQUIRE(!root.empty());
+    char made[] = "/tmp/course_output_XXXXXX";
+    REQUIRE(mkdtemp(made) != nullptr);
+    const std::string t = made;
+    std::ofstream(t + "/a.csv") << "old";
+    std::ofstream(t + "/notes.txt") << "keep";
+    // A link of the right name to a file of the course outside build/: its top files, the Makefile,
+    // a progress record; a link that leads into build/ is fine.
+    fs::create_symlink(root + "/README.md", t + "/readme.txt");
+    fs::create_symlink(root + "/Makefile", t + "/make.csv");
+    fs::create_symlink(root + "/.progress/02_x.steps", t + "/record.log");  // need not exist to be refused
+    fs::create_directories(root + "/build/common");
+    std::ofstream(root + "/build/common/output_probe.csv") << "";
+    fs::create_symlink(root + "/build/common/output_probe.csv", t + "/built.csv");
+    CHECK(why_not_output_file(t + "/readme.txt", ".txt .log .xml") ==
+          "'" + t + "/readme.txt' is a symbolic link to 'README.md' in the course: an output is never written "
+          "through a link into the course (outside build/); give a new file's name");
+    CHECK(why_not_output_file(t + "/make.csv", ".csv").find("a symbolic link to 'Makefile' in the course") != std::string::npos);
+    CHECK(why_not_output_file(t + "/record.log", ".log").find("a symbolic link to a file that does not exist") != std::string::npos);
+    CHECK(course_file_of(root + "/.progress/02_x.steps", root) == ".progress/02_x.steps");
+    CHECK(course_file_of(root + "/README.md", root) == "README.md");
+    CHECK(course_file_of(root + "/build/x.csv", root) == "");
+    CHECK(course_file_of("/tmp/x.csv", root) == "");
+    CHECK(why_not_output_file(t + "/built.csv", ".csv") == "");
+    fs::remove(root + "/build/common/output_probe.csv");
+    // A link to a file of another kind, anywhere: a.svg -> a.csv is the CSV file.
+    fs::create_symlink(t + "/a.csv", t + "/a.svg");
+    CHECK(why_not_output_file(t + "/a.svg", ".svg") ==
+          "'" + t + "/a.svg' is a symbolic link to '" + fs::canonical(t + "/a.csv").string() +
+          "', not a .svg file: give a new file's name");
+    fs::create_symlink("a.csv", t + "/same.csv");  // a link to a file of its kind, outside the course: fine
+    CHECK(why_not_output_file(t + "/same.csv", ".csv") == "");
+    // A file with another name (a hard link to a source file named x.csv): refused by its count.
+    REQUIRE(link((t + "/notes.txt").c_str(), (t + "/hard.csv").c_str()) == 0);
+    CHECK(why_not_output_file(t + "/hard.csv", ".csv") ==
+          "'" + t + "/hard.csv' has 2 names (hard links): writing it would change the file under its other names too; "
+          "give a new file's name");
+    // A FIFO where a record goes: refused, not opened (opening it to write would block).
+    REQUIRE(mkfifo((t + "/02_x.steps").c_str(), 0600) == 0);
+    CHECK(why_not_output_file(t + "/02_x.steps", ".steps") == "'" + t + "/02_x.steps' is not a regular file");
+    CHECK_FALSE(append_line(t + "/02_x.steps", "steps: ..."));
+    // Two options of one run that name one file (through a link, or the same new file twice).
+    {
+        auto p = Parsed({"--csv", t + "/a.csv", "--table", t + "/same.csv"});
+        Options o = p.options();
+        CHECK_NOTHROW(require_output_file(o, "--csv", o.text("--csv", ""), ".csv"));
+        CHECK_THROWS_WITH(require_output_file(o, "--table", o.text("--table", ""), ".csv"),
+                          doctest::Contains(("--table: '" + t + "/same.csv' is the file --csv writes too").c_str()));
+    }
+    {
+        std::vector<std::pair<std::string, std::string>> claimed;
+        CHECK(why_same_output(claimed, "--out", t + "/new.txt") == "");
+        CHECK(why_same_output(claimed, "--log", t + "/./new.txt").find("is the file --out writes too") != std::string::npos);
+        CHECK(why_same_output(claimed, "--other", t + "/other.txt") == "");
+    }
+    // A record is one whole line: after a record cut short, the next one starts a line of its own.
+    std::ofstream(t + "/cut.steps", std::ios::binary) << "steps: 1 of 3 passed (step 1 a: ok; st";
+    CHECK(append_line(t + "/cut.steps", "steps: 2 of 3 passed (x)"));
+    CHECK(append_line(t + "/cut.steps", "steps: 3 of 3 passed (y)"));
+    std::ifstream in(t + "/cut.steps");
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str() == "steps: 1 of 3 passed (step 1 a: ok; st\nsteps: 2 of 3 passed (x)\nsteps: 3 of 3 passed (y)\n");
+    CHECK(append_line(t + "/new.steps", "first"));
+    CHECK(fs::file_size(t + "/new.steps") == 6);
+    fs::remove_all(t);
+}
+
 TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none; the copy's speed is each row's roof" *
           needs_gpu()) {
     DeviceBuffer<char> buffer(1 << 20);
