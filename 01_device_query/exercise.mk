@@ -1,4 +1,5 @@
 # 01_device_query: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := peak_kernels.cu
 SANITIZE_ARGS :=
 
 # make profile-01: the FMA kernel of --bench (the only kernel here), in its NVTX range 'step - FP32 FMA kernel'.

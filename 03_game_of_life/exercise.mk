@@ -1,4 +1,5 @@
 # 03_game_of_life: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := lattice.cu patterns.cpp pictures.cpp
 LIBS          := -lgif
 SANITIZE_ARGS := --size 67x45 --generations 20
 

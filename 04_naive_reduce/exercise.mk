@@ -1,4 +1,5 @@
 # 04_naive_reduce: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := atomic_per_thread.cu barrier_demo.cu
 SANITIZE_ARGS := --n 100003
 BASELINES     := cub_sum
 

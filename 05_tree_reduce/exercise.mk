@@ -1,4 +1,5 @@
 # 05_tree_reduce: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := legacy_tail.cu
 SANITIZE_ARGS := --n 100003
 SANITIZE_DEMO := --volatile-demo --n 4096
 BASELINES     := cub_sum

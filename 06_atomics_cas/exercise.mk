@@ -1,4 +1,5 @@
 # 06_atomics_cas: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := step_cases.cpp
 SANITIZE_ARGS := --n 100003
 BASELINES     := cub_sum
 

@@ -1,4 +1,5 @@
 # 07_prefix_scan: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := count.cpp racy_demo.cu
 SANITIZE_ARGS := --n 100003
 SANITIZE_DEMO := --racy-demo
 BASELINES     := cub_scan

@@ -1,4 +1,5 @@
 # 09_parallel_sort: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
+SUPPORT       := count_scan.cu model.cpp
 SANITIZE_ARGS := --n 4099 --pairs
 BASELINES     := cub_sort
 

@@ -1,4 +1,5 @@
 # 10_tensor_cores: build settings read by the top Makefile (every line optional).
+#   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp
 #   LIBS           extra link flags
 #   BASELINES      library baselines linked in from common/baselines/
 #   CUDA_FLAGS     extra nvcc flags for this exercise's own .cu files
@@ -7,6 +8,7 @@
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
+SUPPORT       := sgemm_08.cu
 LIBS          := -lcublas
 BASELINES     := cublas_gemm_bf16
 # Step 4's wgmma and setmaxnreg exist only in architecture-specific machine code for compute

@@ -1,10 +1,12 @@
 # 11_multi_gpu: build settings read by the top Makefile (every line optional).
+#   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp
 #   LIBS           extra link flags
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_SKIP  test cases compute-sanitizer leaves out besides the "(large)" ones
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
+SUPPORT       := team.cu
 LIBS := -lnccl
 
 # The sanitizers check this exercise's kernels, not NCCL's: the program runs with virtual ranks
