@@ -25,6 +25,11 @@
 #                appends it): a step's latest "ok" or "FAILED" counts, "not run" changes nothing
 #   NN_x.hints   one line per hint shown: "step K name<TAB>level"
 set -u
+source "$(dirname "$0")/printable.sh"
+# make hint-NN hands STEP, LEVEL and COURSE_PROGRESS_DIR over in a file, one a line (HINT_SETTINGS).
+if [ -n "${HINT_SETTINGS:-}" ]; then
+  { IFS= read -r STEP; IFS= read -r LEVEL; IFS= read -r COURSE_PROGRESS_DIR; } <"$HINT_SETTINGS"
+fi
 progress=${COURSE_PROGRESS_DIR:-.progress}
 
 fail() {  # one line, exit 2
@@ -117,35 +122,69 @@ print_level() {
 }
 
 # ---- progress -------------------------------------------------------------------------------------
-# load_states FOLDER: state[label] = ok | FAILED from the recorded "steps:" lines, latest first.
+# A record file is read in one streaming pass over its last 8 MB only (about 40,000 runs), each
+# line cut at 4096 bytes (a record is about 200): a file of any size, 100,000 records or a junk
+# line of 200 MB, takes a few milliseconds and a few MB. A line that does not parse whole (a
+# record cut short, junk) is ignored. What is not a regular file (a FIFO, a device) is not read.
+records_window=8388608
+records() {  # file: its lines, bounded as above
+  [ -f "$1" ] && [ -r "$1" ] || return 0
+  tail -c $records_window -- "$1" 2>/dev/null | LC_ALL=C cut -b 1-4096
+}
+
+# load_states FOLDER: state[label] = ok | FAILED from the recorded "steps:" lines, the latest counting.
 load_states() {
   declare -gA state=()
   recorded=
-  local file=$progress/$1.steps line item label s
-  [ -f "$file" ] || return 0
-  while IFS= read -r line; do
-    [[ $line == "steps: "*"("*")" ]] || continue
-    recorded=1
-    line=${line#*(}
-    line=${line%)}
-    while [ -n "$line" ]; do
-      item=${line%%; *}
-      [ "$item" = "$line" ] && line= || line=${line#*; }
-      label=${item%: *}
-      s=${item##*: }
-      [ "$s" = ok ] || [ "$s" = FAILED ] && state[$label]=$s
-    done
-  done <"$file"
+  local label s
+  while IFS=$'\t' read -r label s; do
+    if [ "$label" = recorded ]; then recorded=1; else state[$label]=$s; fi
+  done < <(records "$progress/$1.steps" | LC_ALL=C awk '
+    # steps: N of M passed (step 1 a: ok; step 2 b: FAILED; step 3 c: not run)
+    /^steps: [0-9]+ of [0-9]+ passed \(.*\)$/ {
+      line = $0; sub(/^steps: [0-9]+ of /, "", line); total = line + 0
+      sub(/^[0-9]+ passed \(/, "", line); sub(/\)$/, "", line)
+      count = split(line, items, "; ")
+      if (count != total) next
+      for (i = 1; i <= count; i++)
+        if (items[i] !~ /^step [0-9]+ [^;:\t]+: (ok|FAILED|not run|not run \(needs a GPU\))$/) next
+      seen = 1
+      for (i = 1; i <= count; i++) {
+        label = items[i]; sub(/: [^:]*$/, "", label)
+        s = substr(items[i], length(label) + 3)
+        if (s == "ok" || s == "FAILED") state[label] = s
+      }
+    }
+    END { if (seen) print "recorded"; for (l in state) printf "%s\t%s\n", l, state[l] }')
 }
 
-# load_seen FOLDER: seen["label:level"] = 1 for every hint shown.
+# load_seen FOLDER: seen["label:level"] = 1 for every hint shown ("step K name<TAB>level" lines).
 load_seen() {
   declare -gA seen=()
-  local file=$progress/$1.hints label level
-  [ -f "$file" ] || return 0
-  while IFS=$'\t' read -r label level; do
-    [[ $level =~ ^[0-9]+$ ]] && seen["$label:$level"]=1
-  done <"$file"
+  local key
+  while IFS= read -r key; do
+    seen[$key]=1
+  done < <(records "$progress/$1.hints" | LC_ALL=C awk -F '\t' '
+    NF == 2 && $1 ~ /^step [0-9]+ [^;:]+$/ && $2 ~ /^[1-9][0-9]*$/ && !(($1 ":" $2) in done) { done[$1 ":" $2] = 1; print $1 ":" ($2 + 0) }')
+}
+
+# why_not_record FILE: "" when a record may be appended to FILE, else why not (the rule of
+# common/output_file.h, for the one file this script writes): a regular file of one name, not a
+# link, or a new file in a folder that exists.
+why_not_record() {
+  local file=$1
+  if [ -L "$file" ]; then echo "it is a symbolic link"
+  elif [ -e "$file" ] && [ ! -f "$file" ]; then echo "it is not a regular file"
+  elif [ -e "$file" ] && [ "$(stat -c %h -- "$file" 2>/dev/null)" != 1 ]; then echo "it has more than one name (a hard link)"
+  fi
+}
+
+# append_record FILE LINE: LINE as one whole line in one write (after a line break if a record
+# before it was cut short).
+append_record() {
+  local text=$2$'\n'
+  [ -s "$1" ] && [ -n "$(tail -c 1 -- "$1")" ] && text=$'\n'$text
+  printf '%s' "$text" >>"$1"
 }
 
 # ---- make hint-NN ---------------------------------------------------------------------------------
@@ -160,7 +199,7 @@ resolve() {
   if [ -z "$folder" ]; then
     local numbers=()
     for e in "$@"; do numbers+=("${e%%_*}"); done
-    problem="there is no exercise '$want' (exercises: ${numbers[*]})"
+    problem="there is no exercise '$(printable "$want")' (exercises: ${numbers[*]})"
     return 1
   fi
   number=$want
@@ -174,7 +213,7 @@ resolve() {
       if [ "$as_number" = "$i" ] || [ "$want_step" = "${labels[i]#step $i }" ]; then step=$i; fi
     done
     if [ -z "$step" ]; then
-      problem="STEP must be a step of $folder: a number from 1 to $n or a name (got '$want_step')"
+      problem="STEP must be a step of $folder: a number from 1 to $n or a name (got '$(printable "$want_step")')"
       return 1
     fi
   else
@@ -182,7 +221,9 @@ resolve() {
     for ((i = 1; i <= n; i++)); do
       [ "${state[${labels[i]}]:-}" = ok ] || { step=$i; break; }
     done
-    if [ -z "$recorded" ]; then
+    if [ -z "$recorded" ] && [ -s "$progress/$folder.steps" ]; then
+      why="step 1: '$(printable "$progress/$folder.steps" 400)' holds no readable record of make test-$number in its last 8 MB (delete it to start over)"
+    elif [ -z "$recorded" ]; then
       why="step 1: no make test-$number of your starter is recorded yet; after one, hints follow your progress"
     elif [ -z "$step" ]; then
       why=all
@@ -198,7 +239,7 @@ resolve() {
       return 1
     fi
     if ! [[ $want_level =~ ^[0-9]{1,6}$ ]] || [ "$want_level" -lt 1 ] || [ "$want_level" -gt "$top" ]; then
-      problem="LEVEL must be a hint level of ${labels[step]} of $folder: 1 to $top (got '$want_level')"
+      problem="LEVEL must be a hint level of ${labels[step]} of $folder: 1 to $top (got '$(printable "$want_level")')"
       return 1
     fi
     level=$((10#$want_level))
@@ -225,15 +266,18 @@ show() {
       return 0
     fi
   fi
-  local recorded_hint=1
-  mkdir -p "$progress" 2>/dev/null && printf '%s\t%s\n' "$label" "$level" >>"$progress/$folder.hints" 2>/dev/null || recorded_hint=
+  local record=$progress/$folder.hints not_recorded=
+  not_recorded=$(why_not_record "$record")
+  if [ -z "$not_recorded" ]; then
+    { mkdir -p -- "$progress" && append_record "$record" "$label"$'\t'"$level"; } 2>/dev/null || not_recorded="it cannot be written"
+  fi
   seen["$label:$level"]=1
   echo "== $folder · $label · hint $level of $top =="
   [ -n "$why" ] && echo "($why)"
   echo
   print_level "$step" "$level"
   echo
-  [ -n "$recorded_hint" ] || echo "(could not record this hint in $progress/$folder.hints: make hint-$number will show it again)"
+  [ -z "$not_recorded" ] || echo "(could not record this hint in '$(printable "$record" 400)' ($not_recorded): make hint-$number will show it again)"
   local next= again=make\ hint-$number
   [ -n "${STEP:-}" ] && again+=" STEP=$step"
   for ((k = 1; k <= top; k++)); do
@@ -247,24 +291,22 @@ show() {
 }
 
 # ---- make status: hints used ----------------------------------------------------------------------
+# Counts the recorded hints of the steps hints.md has (a record of anything else is not counted),
+# so the column is as short as the list of steps, whatever the records hold.
 used() {
   load_seen "$1"
-  local key total=0 lines=() out=
+  folder=$1
+  parse "$1" 2>/dev/null || labels=()
+  local key i n total=0 out=
   declare -A per=()
-  for key in "${!seen[@]}"; do
-    per[${key%:*}]=$((${per[${key%:*}]:-0} + 1))
-    total=$((total + 1))
+  for key in "${!seen[@]}"; do per[${key%:*}]=$((${per[${key%:*}]:-0} + 1)); done
+  for ((i = 1; i <= ${#labels[@]}; i++)); do
+    n=${per[${labels[i]}]:-0}
+    [ "$n" -gt 0 ] || continue
+    total=$((total + n))
+    out+="${out:+, }step $i: $n"
   done
-  if [ "$total" -eq 0 ]; then
-    echo none
-    return 0
-  fi
-  for key in "${!per[@]}"; do lines+=("$key"$'\t'"${per[$key]}"); done
-  while IFS=$'\t' read -r key n; do
-    key=${key#step }
-    out+="${out:+, }step ${key%% *}: $n"  # "step 3 name" -> "step 3"
-  done < <(printf '%s\n' "${lines[@]}" | sort -t' ' -k2,2n)
-  echo "$total ($out)"
+  if [ "$total" -eq 0 ]; then echo none; else echo "$total ($out)"; fi
 }
 
 # ---- make check: hints.md matches the steps the tests declare -------------------------------------

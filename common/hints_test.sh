@@ -3,10 +3,11 @@
 # hints column (common/hints.sh), through the real Makefile.
 #   - In a scratch course of two made-up exercises (this common/ linked in), with recorded
 #     "steps:" lines written by hand: the next level, every level seen, STEP=, LEVEL=, the first
-#     step not passed, merged progress, hints used, and bad input (no such exercise, step or
-#     level, each kind of malformed hints.md): one line, exit 2, like every other target.
+#     step not passed, merged progress, hints used, records in odd states (cut short, junk, huge,
+#     a FIFO, a link), and bad input (no such exercise, step or level, each kind of malformed
+#     hints.md): one line, exit 2, like every other target.
 #   - In this course: make test-NN with your starter records its steps line (first exercise,
-#     host cases only), and with USE=solution it does not.
+#     host cases only), as a line of its own after a record cut short; with USE=solution it does not.
 #
 #   bash common/hints_test.sh            ends with "hints tool: N passed, N failed"
 #   VERBOSE=1 bash common/hints_test.sh  also lists every case that passes
@@ -141,6 +142,61 @@ same "hints used: none" "$(cd "$course" && bash common/hints.sh used 72_beta)" "
 expect "make status shows hints used" "| exercise             | builds   | steps passed   | test cases                       | hints used" \
   "| 71_alpha             | NO       | -              | see build/status-71_alpha.log    | 4 (step 1: 2, step 3: 2)" -- status
 
+# ... only of the steps hints.md has: junk records (control bytes, no such step, level 0) are not counted
+cp "$alpha_hints" "$tmp/alpha_hints.saved"
+printf '\e[2Jjunk\t1\nstep 9 nowhere\t1\nstep 1 one_block\t0\nstep 1 one_block\t\e[2J\n' >>"$alpha_hints"
+same "hints used: junk records are not counted" "$(cd "$course" && bash common/hints.sh used 71_alpha)" "4 (step 1: 2, step 3: 2)"
+
+# The progress records, in odd states: read in one bounded pass; a line that does not parse is
+# ignored; what is not a regular file is neither read nor written (nor waited on).
+rm -f "$alpha_hints"
+printf 'steps: 1 of 3 passed (step 1 one_block: ok; st\nsteps: 2 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: FAILED)\n' >"$alpha_steps"
+expect "a record cut short is ignored, the next one counts" "== 71_alpha · step 3 grid_stride · hint 1 of 2 ==" -- hint-71
+printf 'steps: 1 of 3 passed (step 1 one_block: ok; ststeps: 0 of 3 passed (step 1 one_block: FAILED; step 2 many_blocks: FAILED; step 3 grid_stride: FAILED)\n' >>"$alpha_steps"
+expect "a line that does not parse whole is ignored" "== 71_alpha · step 3 grid_stride · hint 2 of 2 ==" -- hint-71
+for bad in 'steps: 1 of 3 passed (step 1 one_block: ok)' 'steps: 1 of 1 passed (step 1 one_block: maybe)' \
+           $'steps: 1 of 1 passed (step 1 one_block: ok)\e[2J' 'steps: 3 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: ok'; do
+  printf '%s\n' "$bad" >>"$alpha_steps"
+done
+expect "records of the wrong count, state or end are ignored" "You have seen all 2 hints of step 3 grid_stride (71_alpha)." -- hint-71
+rm -f "$alpha_hints"
+{ for ((i = 0; i < 100000; i++)); do echo 'steps: 1 of 3 passed (step 1 one_block: ok; step 2 many_blocks: FAILED; step 3 grid_stride: not run)'; done; } >"$alpha_steps"
+head -c $((64 << 20)) /dev/zero | tr '\0' 'j' >>"$alpha_steps"
+printf '\n' >>"$alpha_steps"
+start=$(date +%s%N)
+out=$( (ulimit -v 200000; scratch_make hint-71) )
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ "$(head -n 1 <<<"$out")" = "== 71_alpha · step 1 one_block · hint 1 of 3 ==" ] && [ "$ms" -lt 2000 ] &&
+   grep -qF "holds no readable record of make test-71 in its last 8 MB" <<<"$out"; then
+  pass "100,000 records, then a 64 MB line: read in $ms ms, under 200 MB, and said so"
+else
+  fail "100,000 records and a 64 MB line: $ms ms: $(head -c 300 <<<"$out" | tr '\n' '|')"
+fi
+printf 'steps: 1 of 3 passed (step 1 one_block: ok; step 2 many_blocks: FAILED; step 3 grid_stride: not run)\n' >>"$alpha_steps"
+expect "... and a record after it counts" "== 71_alpha · step 2 many_blocks · hint 1 of 2 ==" -- hint-71
+rm -f "$alpha_steps" "$alpha_hints"
+mkfifo "$alpha_steps" "$alpha_hints"
+out=$(timeout -k 1 20 make --no-print-directory -C "$course" -f "$root/Makefile" STEP= LEVEL= USE=starter hint-71 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && [ "$(head -n 1 <<<"$out")" = "== 71_alpha · step 1 one_block · hint 1 of 3 ==" ] &&
+   grep -qF "(could not record this hint in '.progress/71_alpha.hints' (it is not a regular file): make hint-71 will show it again)" <<<"$out"; then
+  pass "FIFOs at the records: not read, not written, not waited on"
+else
+  fail "FIFOs at the records -> exit $rc: $(head -c 300 <<<"$out" | tr '\n' '|')"
+fi
+rm -f "$alpha_steps" "$alpha_hints"
+echo "keep" >"$tmp/elsewhere.txt"
+ln -s "$tmp/elsewhere.txt" "$alpha_hints"
+expect "a link at the hints record is not written through" "== 71_alpha · step 1 one_block · hint 1 of 3 ==" \
+  "(it is a symbolic link)" -- hint-71
+same "... and its file is as it was" "$(cat "$tmp/elsewhere.txt")" "keep"
+rm -f "$alpha_hints"
+printf 'step 1 one_block\t1' >"$alpha_hints"  # a record cut short of its line break
+expect "after a hints record cut short, the next is a line of its own" "== 71_alpha · step 1 one_block · hint 2 of 3 ==" -- hint-71
+same "... written as one" "$(tr '\t\n' ':|' <"$alpha_hints")" "step 1 one_block:1|step 1 one_block:2|"
+rm -f "$alpha_steps"
+cp "$tmp/alpha_hints.saved" "$alpha_hints"
+
 # Bad input: one line, exit 2, nothing shown
 refuse "no such exercise" "there is no exercise '7' (exercises: 71 72)" hint-7
 refuse "no such exercise (letters)" "there is no exercise 'x1'" hint-x1
@@ -204,6 +260,15 @@ if [ -n "$first" ]; then
   fi
   make --no-print-directory -C "$root" "test-$n" USE=solution REQUIRE_GPU=0 "ARGS=-tse=gpu" COURSE_PROGRESS_DIR="$tmp/progress2" >/dev/null 2>&1
   if [ -e "$tmp/progress2" ]; then fail "make test-$n USE=solution recorded progress"; else pass "USE=solution records nothing"; fi
+  # After a record cut short (a full disk, a crash), the next run's record is a whole line of its own.
+  printf 'steps: 1 of 9 passed (step 1 x: ok; st' >"$tmp/progress/$first.steps"
+  out=$(make --no-print-directory -C "$root" "test-$n" USE=starter REQUIRE_GPU=0 "ARGS=-tse=gpu" COURSE_PROGRESS_DIR="$tmp/progress" 2>&1)
+  if [ "$(head -n 1 "$tmp/progress/$first.steps")" = "steps: 1 of 9 passed (step 1 x: ok; st" ] &&
+     [ "$(grep -E '^steps: ' <<<"$out" | tail -n 1)" = "$(sed -n 2p "$tmp/progress/$first.steps")" ]; then
+    pass "make test-$n after a record cut short: its record is a line of its own"
+  else
+    fail "make test-$n after a record cut short: $(head -c 300 "$tmp/progress/$first.steps" | tr '\n' '|')"
+  fi
 fi
 
 for f in "${failures[@]+"${failures[@]}"}"; do echo "hints tool FAILED: $f"; done
