@@ -8,6 +8,9 @@
 # The .cu files are compiled by nvcc; main.cpp and tests.cpp by the host compiler.
 
 SHELL := /bin/bash
+# What was given on the command line (NAME=value), read before anything here is defined: only the
+# settings below may be (checked further down).
+override command_line_names := $(strip $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v))))
 .DEFAULT_GOAL := help
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -16,7 +19,7 @@ EXERCISES := $(sort $(patsubst %/,%,$(wildcard 0[1-9]_*/ [1-9][0-9]_*/)))
 numbers    = $(foreach e,$(EXERCISES),$(firstword $(subst _, ,$(e))))
 name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 
-# ---- Options you may set on the command line ------------------------------------------------
+# ---- Settings you may give on the command line (or in the environment) ------------------------
 # USE: starter (your file) or solution (the reference). ARGS: passed to the program (run,
 # bench) or to doctest (test); quotes group words, nothing else is special. ARCH: auto, native,
 # fat, or a target such as sm_89. REQUIRE_GPU=1: a test skipped for lack of a GPU fails instead;
@@ -24,19 +27,35 @@ name_of    = $(patsubst $(firstword $(subst _, ,$(1)))_%,%,$(1))
 # TEST_TIMEOUT: seconds before a test program is stopped (a deadlocked kernel). NCU: the Nsight
 # Compute profiler for profile-NN, when it is not on PATH or in the toolkit. NVCC: the CUDA
 # compiler, when it is not on PATH. JOBS: parallel compiles (check, sanitize). V=1: full lines.
-USE          ?= starter
-ARCH         ?= auto
-REQUIRE_GPU  ?= 0
-REQUIRE_GPUS ?= 0
-TEST_TIMEOUT ?= 300
-NCU          ?=
-NVCC         ?= nvcc
-JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
-V            ?= 0
-# ARGS is taken as typed: make expands nothing in it ($(shell ...), $HOME, $$ stay as they are);
-# common/with_args.sh splits it into words at blanks outside quotes, and runs nothing.
-override ARGS := $(value ARGS)
-export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS
+# STEP, LEVEL: make hint-NN's step and level. COURSE_PROGRESS_DIR: the folder of your progress
+# records (default .progress). STRICT_STARTERS=1 or CI=true: make check fails a committed
+# starter that differs from the generated one.
+# Every setting is taken as typed: make expands nothing in it ($(shell ...), $HOME, $$ stay as
+# they are), and a value reaches the scripts as an environment value or one quoted word, never
+# as make or shell syntax (common/with_args.sh splits ARGS into words at blanks outside quotes,
+# and runs nothing). Any other NAME=value on the command line is refused: it is no setting here.
+override SETTINGS := USE ARGS ARCH REQUIRE_GPU REQUIRE_GPUS TEST_TIMEOUT NCU NVCC JOBS V STEP LEVEL \
+            COURSE_PROGRESS_DIR STRICT_STARTERS CI
+# A setting's value as typed, or $(2) when it is not set at all.
+override literal = $(if $(filter undefined,$(origin $(1))),$(2),$(value $(1)))
+override USE                 := $(call literal,USE,starter)
+override ARGS                := $(call literal,ARGS,)
+override ARCH                := $(call literal,ARCH,auto)
+override REQUIRE_GPU         := $(call literal,REQUIRE_GPU,0)
+override REQUIRE_GPUS        := $(call literal,REQUIRE_GPUS,0)
+override TEST_TIMEOUT        := $(call literal,TEST_TIMEOUT,300)
+override NCU                 := $(call literal,NCU,)
+override NVCC                := $(call literal,NVCC,nvcc)
+override JOBS                := $(call literal,JOBS,$(shell nproc 2>/dev/null || echo 2))
+override V                   := $(call literal,V,0)
+override STEP                := $(call literal,STEP,)
+override LEVEL               := $(call literal,LEVEL,)
+override COURSE_PROGRESS_DIR := $(call literal,COURSE_PROGRESS_DIR,)
+override STRICT_STARTERS     := $(call literal,STRICT_STARTERS,)
+override CI                  := $(call literal,CI,)
+export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS COURSE_PROGRESS_DIR STRICT_STARTERS CI
+# Internal: only common/with_args.sh sets it (make test-NN with your starter), never a user.
+unexport COURSE_STEPS_LOG
 
 # Make runs in the course's folder: every path here is relative to it.
 ifeq ($(wildcard common/check.sh),)
@@ -49,14 +68,16 @@ endif
 empty   :=
 space   := $(empty) $(empty)
 tab     := $(empty)	$(empty)
-define newline
+override define newline
 
 
 endef
 # A value as one shell word in single quotes (a quote inside becomes '"'"').
-shell_quote = '$(subst ','"'"',$(1))'
-# A value for one line of a message: tabs and line breaks written as \t and \n.
-shown = $(subst $(newline),\n,$(subst $(tab),\t,$(1)))
+override shell_quote = '$(subst ','"'"',$(1))'
+# A value for one line of a message, escaped as the programs escape theirs (common/printable.sh:
+# control bytes, line breaks and non-ASCII bytes as \xNN, at most 200 characters).
+# (make's $(shell ...) drops line breaks from its command: they are written as \x0A first.)
+override shown = $(or $(shell bash common/printable.sh $(call shell_quote,$(subst $(newline),\x0A,$(1))) 200),$(if $(1),(a value too long to show)))
 # One word, with no blank, tab or line break in it or around it: y or nothing.
 one_word = $(if $(and $(filter 1,$(words $(1))),$(if $(findstring $(space),$(1))$(findstring $(tab),$(1))$(findstring $(newline),$(1)),,y)),y)
 # A whole number from 1 to 999999, written without a leading zero: y or nothing.
@@ -66,6 +87,12 @@ is_count = $(if $(and $(call one_word,$(1)),$(if $(call not_digits,$(1)),,y),$(f
 # setting, allowed words: y when the value is exactly one of them
 is_one_of = $(if $(and $(call one_word,$($(1))),$(filter $(2),$($(1)))),y)
 
+# Any other NAME=value on the command line: refused (make would expand it, in a recipe's
+# environment or wherever the Makefile uses that name).
+override not_settings := $(filter-out $(SETTINGS),$(command_line_names))
+ifneq ($(not_settings),)
+  $(error '$(call shown,$(firstword $(not_settings)))' is not a setting of this course: its settings are $(SETTINGS) (make help lists the common ones))
+endif
 ifneq ($(call is_one_of,USE,starter solution),y)
   $(error USE must be starter or solution (got '$(call shown,$(USE))'))
 endif
@@ -90,6 +117,8 @@ endif
 ifneq ($(if $(NCU),$(call one_word,$(NCU)),y),y)
   $(error NCU must be Nsight Compute's ncu, one word such as /usr/local/cuda/bin/ncu (got '$(call shown,$(NCU))'))
 endif
+# STEP and LEVEL (checked by common/hints.sh) and COURSE_PROGRESS_DIR are any text on one line.
+$(foreach s,STEP LEVEL COURSE_PROGRESS_DIR,$(if $(findstring $(newline),$($(s))),$(error $(s) must be one line (got '$(call shown,$($(s)))'))))
 # sm_ then digits, maybe an a or an f (sm_90a, sm_100f): which of those nvcc knows is asked below.
 arch_digits = $(patsubst %a,%,$(patsubst %f,%,$(patsubst sm_%,%,$(filter sm_%,$(1)))))
 ifneq ($(and $(call one_word,$(ARCH)),$(or $(filter auto native fat,$(ARCH)),$(if $(and $(call arch_digits,$(ARCH)),$(if $(call not_digits,$(call arch_digits,$(ARCH))),,y)),$(ARCH)))),$(ARCH))
@@ -107,7 +136,7 @@ CXX       := g++
 # the host compiler must come from the same toolkit as nvcc's.
 NVCC_PATH := $(shell command -v $(call shell_quote,$(NVCC)) 2>/dev/null)
 NVCC_CMD  := $(call shell_quote,$(NVCC_PATH))
-override CUDA_HOME := $(if $(NVCC_PATH),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC_PATH)))),$(CUDA_HOME))
+override CUDA_HOME := $(if $(NVCC_PATH),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC_PATH)))),$(value CUDA_HOME))
 CUDA_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
 BUILD     := build
 # A local prefix for doctest and giflib on machines where they cannot be installed system-wide
@@ -136,11 +165,11 @@ ifneq ($(BUILDING),)
     $(error NVCC: '$(call shown,$(NVCC))' is not a program here: install the CUDA Toolkit and put its bin/ on PATH, or give NVCC=/path/to/nvcc)
   endif
   ifeq ($(findstring Cuda compilation tools,$(shell $(call shell_quote,$(NVCC_PATH)) --version 2>/dev/null)),)
-    $(error NVCC: '$(call shown,$(NVCC))' ($(NVCC_PATH)) is not nvcc, the CUDA compiler: its --version does not say "Cuda compilation tools")
+    $(error NVCC: '$(call shown,$(NVCC))' ($(call shown,$(NVCC_PATH))) is not nvcc, the CUDA compiler: its --version does not say "Cuda compilation tools")
   endif
   # nvcc itself says which targets it knows (nvcc --list-gpu-code; sm_90a, sm_100f and the like too).
   ifeq ($(shell $(call shell_quote,$(NVCC_PATH)) $(ARCH_FLAGS) --dryrun -c -x cu /dev/null -o /dev/null >/dev/null 2>&1 && echo ok),)
-    $(error ARCH=$(ARCH): nvcc $(NVCC_PATH) does not know this target (its targets: $(shell $(call shell_quote,$(NVCC_PATH)) --list-gpu-code 2>/dev/null | tr "\n" " " | sed "s/ *$$//")))
+    $(error ARCH=$(ARCH): nvcc $(call shown,$(NVCC_PATH)) does not know this target (its targets: $(shell $(call shell_quote,$(NVCC_PATH)) --list-gpu-code 2>/dev/null | tr "\n" " " | sed "s/ *$$//")))
   endif
   ifeq ($(ARCH)$(HAVE_GPU),native)
     $(error ARCH=native compiles for the GPU of this machine, and nvidia-smi finds none: use ARCH=fat or a target such as ARCH=sm_89)
@@ -293,7 +322,7 @@ bench-$(2): $(BUILD)/$(1)/$(USE)/$(3)
 	@bash common/with_args.sh "$$<" --bench
 test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
-	@bash common/with_args.sh --timeout "$$<"
+	@bash common/with_args.sh --timeout $(if $(filter starter,$(USE)),--record $(1)) "$$<"
 sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $$(SANITIZE_SPEC_$(2))
 profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
@@ -369,23 +398,30 @@ run-% test-% bench-% sanitize-% build-% profile-%:
 
 # ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
 # NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to
-# .progress/NN_x.steps (make clean keeps it), so a hint starts at the first step not passed yet.
-PROGRESS := $(or $(COURSE_PROGRESS_DIR),.progress)
-hint_env = STEP=$(call shell_quote,$(STEP)) LEVEL=$(call shell_quote,$(LEVEL)) COURSE_PROGRESS_DIR=$(call shell_quote,$(PROGRESS))
-ifeq ($(USE),starter)
-  $(foreach e,$(EXERCISES),$(eval test-$(firstword $(subst _, ,$(e))): export COURSE_STEPS_LOG := $(PROGRESS)/$(e).steps))
-  $(foreach n,$(numbers),$(eval test-$(n): | $(PROGRESS)))
+# NN_x.steps in the progress folder (common/with_args.sh --record; make clean keeps it), so a hint
+# starts at the first step not passed yet. The folder, .progress or COURSE_PROGRESS_DIR, is never
+# part of a rule: the recipes have it as an environment value. STEP, LEVEL and the folder reach
+# common/hints.sh in a file of their own, one a line (HINT_SETTINGS), never on a command line, so
+# that a value of any length or text arrives as typed, in the check that make runs while reading
+# this file (one line and exit 2 on bad input) as in the hint shown.
+hint_goals := $(filter hint-%,$(MAKECMDGOALS))
+ifneq ($(hint_goals),)
+  hint_file := $(shell mktemp /tmp/course-hint.XXXXXX 2>/dev/null || mktemp 2>/dev/null)
+  ifneq ($(words $(hint_file)),1)
+    $(error make hint-NN needs a temporary file and mktemp cannot make one)
+  endif
+  $(file >$(hint_file),$(STEP)$(newline)$(LEVEL)$(newline)$(COURSE_PROGRESS_DIR))
 endif
-$(PROGRESS):
-	@mkdir -p $@ 2>/dev/null || true  # if it cannot be made, the tests still run and say so
+hint_run = HINT_SETTINGS=$(call shell_quote,$(hint_file)) bash common/hints.sh
 .PHONY: hint
 hint:
 	$(error say which exercise's hint: make hint-NN (exercises: $(numbers)))
 # Bad input (no such exercise, step or level; a malformed hints.md) stops make with one line.
-hint_refuse = $(if $(1),$(error $(1)))
+hint_refuse = $(if $(1),$(shell rm -f $(call shell_quote,$(hint_file)))$(error $(1)))
 hint-%:
-	$(call hint_refuse,$(shell $(hint_env) bash common/hints.sh check $(call shell_quote,$*) $(EXERCISES) 2>&1))
-	@$(hint_env) bash common/hints.sh show $(call shell_quote,$*) $(EXERCISES)
+	$(call hint_refuse,$(shell $(hint_run) check $(call shell_quote,$*) $(EXERCISES) 2>&1))
+	@$(hint_run) show $(call shell_quote,$*) $(EXERCISES); rc=$$?; \
+	  $(if $(filter $@,$(lastword $(hint_goals))),rm -f $(call shell_quote,$(hint_file));) exit $$rc
 
 # ---- Whole-course targets ---------------------------------------------------------------------
 .PHONY: help all check status sanitize doctor clean

@@ -495,7 +495,10 @@ done
 expect_make "TEST_TIMEOUT" -n test-$n "TEST_TIMEOUT=1' ]] ; touch $tmp/pwned_n ; [[ '1"
 check_that "make -n: a quote in TEST_TIMEOUT ran nothing" test ! -e "$tmp/pwned_n"
 # ARGS is taken as typed: make expands nothing in it, and no shell runs it.
-expect_make_run "has an unmatched quote" run-$n USE=solution "ARGS=--n \"5"
+expect_make_run "has an unmatched double quote" run-$n USE=solution "ARGS=--n \"5"
+# A quoted line break is part of a word; one left open is named on one line, escaped.
+expect_make_run "unknown option '--bogus'" run-$n USE=solution $'ARGS=--bogus "a\nb"'
+expect_make_run "has an unmatched double quote && --n \"5\\x0A6" run-$n USE=solution $'ARGS=--n "5\n6'
 expect_make_run "unexpected argument '\$(shell'" run-$n USE=solution "ARGS=\$(shell touch $tmp/pwned_args)"
 expect_make_run "unexpected argument '\`touch'" run-$n USE=solution "ARGS=\`touch $tmp/pwned_tick\`"
 expect_make_run "unexpected argument '\$HOME/x'" run-$n USE=solution 'ARGS=$HOME/x'
@@ -504,6 +507,67 @@ expect_make_run "unexpected argument 'touch'" run-$n USE=solution "ARGS=--bogus 
 for f in pwned_args pwned_tick pwned_semi; do check_that "make: ARGS ran nothing ($f)" test ! -e "$tmp/$f"; done
 expect_make_run "not a test option" test-$n USE=solution ARGS=--bogus
 expect_make_run "no test case matched" test-$n USE=solution ARGS=-tc=nomatch
+# The test-name filter takes time linear in a name, whatever its stars (10 s of CPU at most here).
+expect_make_run "no test case matched" test-$n USE=solution 'ARGS=-tc=*?*?*?*?*?*?*?*?*#'
+expect_make_run "no test case matched" test-$n USE=solution 'ARGS=-tc=*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*# -tce=*?*?*?*?*?*?*?*?*?*?*#'
+
+# Every setting is taken as typed: $(shell ...) in one runs nothing, given on the command line or
+# in the environment, for make help and for a goal that runs its scripts.
+for setting in USE ARGS ARCH REQUIRE_GPU REQUIRE_GPUS TEST_TIMEOUT NCU NVCC JOBS V STEP LEVEL COURSE_PROGRESS_DIR \
+               STRICT_STARTERS CI; do
+  ( ulimit -t $cpu_s; make --no-print-directory help "$setting=\$(shell touch $tmp/literal_line_$setting)" ) >/dev/null 2>&1 </dev/null
+  ( ulimit -t $cpu_s; env "$setting=\$(shell touch $tmp/literal_env_$setting)" make --no-print-directory help ) >/dev/null 2>&1 </dev/null
+  check_that "make: \$(shell ...) in $setting ran nothing (command line, environment)" \
+    test ! -e "$tmp/literal_line_$setting" -a ! -e "$tmp/literal_env_$setting"
+done
+( ulimit -t $cpu_s; make --no-print-directory hint-$n "STEP=\$(shell touch $tmp/literal_step)" ) >/dev/null 2>&1 </dev/null
+( ulimit -t $cpu_s; make --no-print-directory hint-$n "COURSE_PROGRESS_DIR=$tmp/\$(shell touch $tmp/literal_progress)" ) >/dev/null 2>&1 </dev/null
+check_that "make hint-$n: \$(shell ...) in STEP and COURSE_PROGRESS_DIR ran nothing; the folder is the one typed" \
+  test ! -e "$tmp/literal_step" -a ! -e "$tmp/literal_progress" -a -f "$tmp/\$(shell touch $tmp/literal_progress)/$folder.hints"
+# Anything else on the command line is no setting: refused, and never expanded.
+expect_make "'FOO' is not a setting of this course" help FOO=1
+expect_make "'ARG' is not a setting of this course" run-$n ARG=--n
+expect_make "'shell_quote' is not a setting of this course" help "shell_quote=\$(shell touch $tmp/pwned_function)"
+expect_make "'CUDA_HOME' is not a setting of this course" help "CUDA_HOME=\$(shell touch $tmp/pwned_cuda_home)"
+( ulimit -t $cpu_s; env "CUDA_HOME=\$(shell touch $tmp/pwned_cuda_home_env)" make --no-print-directory help ) >/dev/null 2>&1 </dev/null
+for f in pwned_function pwned_cuda_home pwned_cuda_home_env; do check_that "make: a variable that is no setting ran nothing ($f)" test ! -e "$tmp/$f"; done
+# COURSE_STEPS_LOG is internal: refused on the command line, ignored in the environment.
+starter_before=$(stat -c %Y:%s "$folder/starter.cu")
+expect_make "'COURSE_STEPS_LOG' is not a setting of this course" test-$n "COURSE_STEPS_LOG=$folder/starter.cu"
+( ulimit -t $cpu_s; COURSE_STEPS_LOG=$folder/starter.cu make --no-print-directory test-$n USE=solution ARGS=-tse=gpu ) >/dev/null 2>&1 </dev/null
+check_that "make test-$n with COURSE_STEPS_LOG=$folder/starter.cu left the starter as it was" \
+  test "$(stat -c %Y:%s "$folder/starter.cu")" = "$starter_before"
+# Every echoed value is escaped and bounded: control bytes, line breaks, 131,000 characters.
+expect_make "USE must be && (got '\\x1B[2Jsolution')" help $'USE=\e[2Jsolution'
+expect_make "USE must be && (got '9999" help "USE=$long_digits"
+expect_make "NVCC && \\x1B[2J" build-$n $'NVCC=/bin/\e[2Jfalse'
+expect_make "STEP must be one line && (got '1\\x0A2')" hint-$n $'STEP=1\n2'
+expect_make "STEP must be a step of && (got '\\x1B[2J')" hint-$n $'STEP=\e[2J'
+expect_make "STEP must be a step of && (got '9999" hint-$n "STEP=$long_digits"
+expect_make "LEVEL must be a hint level of && (got '\\x1B[2J')" hint-$n STEP=1 $'LEVEL=\e[2J'
+expect_make "COURSE_PROGRESS_DIR must be one line" help $'COURSE_PROGRESS_DIR=a\nb'
+for v in $'\e[2J' "$long_digits"; do
+  expect "REQUIRE_GPU must be 0 or 1" env "REQUIRE_GPU=$v" "build/$folder/solution/tests"
+  expect "REQUIRE_GPUS must be a number of GPUs" env "REQUIRE_GPUS=$v" "build/$folder/solution/tests"
+done
+out=$( (ulimit -t $cpu_s; make --no-print-directory doctor NVCC=/bin/false) 2>&1 </dev/null)
+if grep -q "WARNING: NVCC '/bin/false' (/bin/false) is not nvcc" <<<"$out"; then pass "make doctor NVCC=/bin/false says it is not nvcc"
+else fail "make doctor NVCC=/bin/false does not say it is not nvcc: $(head -c 300 <<<"$out" | tr '\n' '|')"; fi
+
+# COURSE_PROGRESS_DIR reaches the scripts as a value, never a rule: ':', ';', '#', a space, a
+# quote, '$(...)' in it; make test-NN records there, make hint-NN reads the record there.
+for odd in 'a:b' 'a;b' 'a#b' 'a b' "a'b" 'a$(x)b'; do
+  dir="$tmp/progress $odd"
+  ( ulimit -t $cpu_s; make --no-print-directory test-$n USE=starter ARGS=-tse=gpu "COURSE_PROGRESS_DIR=$dir" ) >/dev/null 2>&1 </dev/null
+  out=$( (ulimit -t $cpu_s; make --no-print-directory hint-$n "COURSE_PROGRESS_DIR=$dir") 2>&1 </dev/null)
+  if grep -qE '^steps: [0-9]+ of [0-9]+ passed' "$dir/$folder.steps" 2>/dev/null && [ -s "$dir/$folder.hints" ] &&
+     ! grep -q 'no make test-' <<<"$out"; then
+    pass "COURSE_PROGRESS_DIR='$odd': make test-$n recorded there, make hint-$n read it there"
+  else
+    fail "COURSE_PROGRESS_DIR='$odd': the record or the hint missed '$dir': $(head -c 300 <<<"$out" | tr '\n' '|')"
+  fi
+done
+check_that "COURSE_PROGRESS_DIR: no stray folder in the course" test ! -e progress -a ! -e "progress a b"
 starter_before=$(stat -c %Y:%s "$folder/starter.cu")
 expect_make_run "--out: && a folder of the course's sources" test-$n USE=solution "ARGS=--out=$folder/starter.cu"
 check_that "make test-$n ARGS=--out=$folder/starter.cu left the starter as it was" test "$(stat -c %Y:%s "$folder/starter.cu")" = "$starter_before"

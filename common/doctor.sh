@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # doctor.sh (make doctor): what this machine has, and a plain-words warning for each mismatch.
 set -u
+source "$(dirname "$0")/printable.sh"
 warn() { echo "  WARNING: $*"; warnings=$((warnings + 1)); }
 warnings=0
 nvcc=${NVCC:-nvcc}
 
 echo "CUDA compiler:"
-if command -v "$nvcc" >/dev/null 2>&1; then
-  nvcc_ver=$("$nvcc" --version | sed -nE 's/.*release ([0-9]+\.[0-9]+).*/\1/p')
-  echo "  nvcc $nvcc_ver at $(command -v "$nvcc")"
+nvcc_ver=""
+if ! command -v "$nvcc" >/dev/null 2>&1; then
+  warn "NVCC '$(printable "$nvcc" 200)' not found: install the CUDA Toolkit and put its bin/ on PATH (or run make NVCC=/path/to/nvcc)"
+elif ! version=$("$nvcc" --version 2>/dev/null) || [[ $version != *"Cuda compilation tools"* ]]; then
+  warn "NVCC '$(printable "$nvcc" 200)' ($(printable "$(command -v "$nvcc")" 400)) is not nvcc, the CUDA compiler: its --version does not say \"Cuda compilation tools\""
+  nvcc=""
+else
+  nvcc_ver=$(sed -nE 's/.*release ([0-9]+\.[0-9]+).*/\1/p' <<<"$version")
+  echo "  nvcc $nvcc_ver at $(printable "$(command -v "$nvcc")" 400)"
   case "$nvcc_ver" in
     12.*|13.*) ;;
     *) warn "this course is written for CUDA 12.x and 13.x; nvcc $nvcc_ver may not build it" ;;
   esac
-else
-  nvcc_ver=""
-  warn "nvcc not found: install the CUDA Toolkit and put its bin/ on PATH (or run make NVCC=/path/to/nvcc)"
 fi
 echo "  host compiler: $(g++ --version 2>/dev/null | head -n 1 || echo 'g++ not found')"
 
@@ -47,7 +51,7 @@ else
 fi
 
 echo "Build:"
-echo "  ARCH=${ARCH:-?}: ${ARCH_FLAGS:-?}"
+echo "  ARCH=$(printable "${ARCH:-?}" 200): $(printable "${ARCH_FLAGS:-?}" 400)"
 if [ "${ARCH:-}" = native ] && ! nvidia-smi -L >/dev/null 2>&1; then
   warn "ARCH=native needs a visible GPU at compile time; use ARCH=fat or a target such as ARCH=sm_89"
 fi

@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
     const char* require = std::getenv("REQUIRE_GPU");
     const std::string require_text = require ? require : "";
     if (require_text != "" && require_text != "0" && require_text != "1") {
-        std::printf("error: REQUIRE_GPU must be 0 or 1 (got '%s')\n", require_text.c_str());
+        std::printf("error: REQUIRE_GPU must be 0 or 1 (got '%s')\n", Options::printable(require_text).c_str());
         return 2;
     }
     // REQUIRE_GPUS=N: a machine with fewer than N usable GPUs fails the suite at once, so that a
@@ -270,7 +270,8 @@ int main(int argc, char** argv) {
     const bool n_ok = require_n_text.size() <= 2 &&
                       std::all_of(require_n_text.begin(), require_n_text.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!n_ok) {
-        std::printf("error: REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '%s')\n", require_n_text.c_str());
+        std::printf("error: REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '%s')\n",
+                    Options::printable(require_n_text).c_str());
         return 2;
     }
     const int required_gpus = require_n_text.empty() ? 0 : std::atoi(require_n_text.c_str());
