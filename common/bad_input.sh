@@ -34,8 +34,8 @@ cpu_s=10 memory_kb=2000000 guard_s=120
 declare -A ran=() ok=() seen=()
 groups=()
 group=""
-passed=0 failed=0
-failures=()
+passed=0 failed=0 skipped=0
+failures=() skip_reasons=()
 in_group() {  # name: the cases that follow are counted under it
   group=$1
   [ -n "${seen[$group]:-}" ] || groups+=("$group")
@@ -50,6 +50,12 @@ pass() {
 fail() {
   failed=$((failed + 1)) ran[$group]=$((ran[$group] + 1))
   failures+=("[$group] $1")
+}
+skip() {  # why: a case that cannot be tried here (said once per reason, at the end)
+  skipped=$((skipped + 1))
+  local r
+  for r in "${skip_reasons[@]+"${skip_reasons[@]}"}"; do [ "$r" = "$1" ] && return 0; done
+  skip_reasons+=("$1")
 }
 
 # Does OUT satisfy NEEDLE? Alternatives " || ", each of parts " && "; a part "!text" must not appear.
@@ -106,9 +112,27 @@ as_user() {
   if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; else "$@"; fi
 }
 can_be_user() { [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null 2>&1; }
+# Can the other user start PROGRAM at all? Its libraries may lie where that user cannot read (a
+# course under a private home, with giflib in .deps/): then every case run as that user would
+# test the loader, not the input. Prints why not (once checked, remembered), or nothing.
+declare -A user_start=()
+user_cannot_start() {  # program
+  if [ -z "${user_start[$1]+set}" ]; then
+    local out rc
+    out=$( (ulimit -t $cpu_s -v $memory_kb; as_user timeout -k 2 $guard_s "$1" --help) 2>&1 </dev/null)
+    rc=$?
+    user_start[$1]=
+    [ $rc -eq 0 ] || user_start[$1]="$1 cannot start as another user (uid 65534): exit $rc, $(head -n 1 <<<"$out" | LC_ALL=C tr -c ' -~' '?' | head -c 200)"
+  fi
+  printf '%s' "${user_start[$1]}"
+}
 expect_run() {  # how ("" or as_user), needle, program, args...
-  local how=$1 needle=$2 program=$3 out rc
+  local how=$1 needle=$2 program=$3 out rc why
   shift 3
+  if [ "$how" = as_user ]; then
+    why=$(user_cannot_start "$program")
+    if [ -n "$why" ]; then skip "cases run as another user: $why"; return 0; fi
+  fi
   out=$( (ulimit -t $cpu_s -v $memory_kb; ${how:-exec} timeout -k 2 $guard_s "$program" "$@") 2>&1 </dev/null)
   rc=$?
   judge "${how:+(as a user) }$(basename "$program") $(shown "$@")" "$needle" "$rc" "$out"
@@ -597,6 +621,98 @@ if can_be_user; then
   expect_as_user_make "cannot be rewritten" run-$n ARCH=sm_90
 fi
 
+# ---- The course's own tools in odd states (a scratch copy of the course where they change it) ----
+in_group "course tools"
+scratch=$tmp/scratch
+mkdir -p "$scratch"
+cp -r Makefile common "$folder" "$scratch/"
+scratch_make() { (ulimit -t $cpu_s; exec timeout -k 2 $guard_s make --no-print-directory -C "$scratch" "$@") 2>&1 </dev/null; }
+# An exercise's sources are the ones its exercise.mk lists (SUPPORT): a merge tool's backup and an
+# editor's copy in the folder are named in one line and left out of the build.
+printf 'int main() { return 0; }\n' >"$scratch/$folder/starter_BACKUP_1234.cu"
+cp "$scratch/$folder/starter.cu" "$scratch/$folder/starter copy.cu"
+out=$(scratch_make -n build-$n)
+rc=$?
+if [ "$rc" = 0 ] && [ "$(head -n 1 <<<"$out")" = "note: $folder/ holds starter copy.cu, starter_BACKUP_1234.cu, not part of the exercise (its exercise.mk lists its sources in SUPPORT): ignored" ] &&
+   ! grep -q 'BACKUP\|starter copy' <<<"$(tail -n +2 <<<"$out")"; then
+  pass "make build-$n with stray sources in $folder/: named once, not built"
+else
+  fail "make build-$n with stray sources in $folder/ -> exit $rc: $(head -c 300 <<<"$out" | tr '\n' '|')"
+fi
+rm -f "$scratch/$folder/starter_BACKUP_1234.cu" "$scratch/$folder/starter copy.cu"
+cp "$scratch/$folder/exercise.mk" "$tmp/exercise.mk.saved"
+for bad in missing.cu notes.txt main.cpp; do
+  printf 'SUPPORT += %s\n' "$bad" >>"$scratch/$folder/exercise.mk"
+  out=$(scratch_make -n build-$n)
+  judge "make build-$n with SUPPORT naming $bad" "$folder/exercise.mk: SUPPORT names $bad, which" $? "$out"
+  cp "$tmp/exercise.mk.saved" "$scratch/$folder/exercise.mk"
+done
+# make check's own bookkeeping: a suite of the course that ends without its summary line counts
+# as one failure, and make check still ends with its check: line.
+printf 'echo "partial output"\nexit 3\n' >"$tmp/no_summary.sh"
+out=$(cd "$scratch" && bash common/check.sh "$tmp/no_summary.sh" 2>&1)
+rc=$?
+if [ "$rc" = 1 ] && [ "$(tail -n 1 <<<"$out")" = "check: 0 passed, 1 failed, 0 skipped" ] && ! grep -q 'unbound variable' <<<"$out"; then
+  pass "make check: a suite with no summary line is one failure, and check: ends the output"
+else
+  fail "make check with a suite that prints no summary -> exit $rc: $(tail -c 300 <<<"$out" | tr '\n' '|')"
+fi
+# make status where build/ exists but cannot be written: every row points at a log that exists.
+if can_be_user; then
+  mkdir -p "$scratch/build"
+  chmod -R a+rX,a-w "$scratch"
+  out=$( (ulimit -t $cpu_s; cd /; as_user timeout -k 2 $guard_s make --no-print-directory -C "$scratch" status) 2>&1 </dev/null)
+  chmod -R u+w "$scratch"
+  log=$(grep -oE 'see [^ ]+status-[^ ]+\.log' <<<"$out" | head -n 1)
+  log=${log#see }
+  if [ -n "$log" ] && [ -s "$log" ] && grep -q '^(build/ cannot be written here: the build logs go to' <<<"$out"; then
+    pass "make status with build/ not writable: its rows point at logs that exist"
+  else
+    fail "make status with build/ not writable: $(head -c 400 <<<"$out" | tr '\n' '|')"
+  fi
+  [ -n "$log" ] && rm -rf "$(dirname "$log")"
+fi
+# NCCL's set-up where nothing can install it (stand-ins for nvcc, apt-get, sudo and python3): one
+# line naming what failed and each log; and a pip-installed NCCL is found.
+mkdir -p "$tmp/setup/bin" "$tmp/setup/course" "$tmp/setup/site/nvidia/nccl/include" "$tmp/setup/site/nvidia/nccl/lib"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 13.0, V13.0.48"\n' >"$tmp/setup/bin/nvcc"
+printf '#!/bin/sh\necho "E: Unable to locate package libnccl-dev"\nexit 100\n' >"$tmp/setup/bin/apt-get"
+printf '#!/bin/sh\nexit 1\n' >"$tmp/setup/bin/sudo"
+printf '#!/bin/sh\necho "ERROR: no network" >&2\nexit 1\n' >"$tmp/setup/bin/python3"
+chmod +x "$tmp/setup/bin/"*
+setup() { (cd "$tmp/setup/course" && PATH=$tmp/setup/bin:$PATH NVCC=nvcc timeout -k 2 $guard_s bash "$OLDPWD/common/setup_deps.sh" nccl) 2>&1 </dev/null; }
+if (cd "$tmp/setup/course" && PATH=$tmp/setup/bin:$PATH bash -c 'for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib; do [ -e $d/libnccl.so ] && exit 0; done; exit 1'); then
+  skip "NCCL's set-up failure: this machine has libnccl.so in a system folder, where the set-up finds it"
+else
+  out=$(setup)
+  rc=$?
+  last=$(tail -n 1 <<<"$out")
+  if [ "$rc" = 1 ] && [ "$(grep -c '' <<<"$out")" -le 3 ] && [[ $last == "setup: libnccl-dev is missing: "* ]] &&
+     [[ $last == *"the download of nvidia-nccl-cu13 from PyPI failed (log: build/setup_nccl.log)"* ]] &&
+     [[ $last == *"python3 -m pip install nvidia-nccl-cu13"* ]] && [[ $last != *doctest* ]] &&
+     [ -f "$tmp/setup/course/build/setup_nccl.log" ]; then
+    pass "NCCL's set-up failure: one line naming what failed and its logs, advice for what is missing"
+  else
+    fail "NCCL's set-up failure -> exit $rc: $(head -c 600 <<<"$out" | tr '\n' '|')"
+  fi
+  touch "$tmp/setup/site/nvidia/nccl/include/nccl.h" "$tmp/setup/site/nvidia/nccl/lib/libnccl.so.2"
+  printf '#!/bin/sh\necho %s\n' "$tmp/setup/site/nvidia/nccl" >"$tmp/setup/bin/python3"
+  out=$(setup)
+  rc=$?
+  if [ "$rc" = 0 ] && [ -e "$tmp/setup/course/.deps/usr/lib/x86_64-linux-gnu/libnccl.so" ] && grep -q 'where pip installed it' <<<"$out"; then
+    pass "NCCL's set-up: a pip-installed NCCL is found and linked into .deps/"
+  else
+    fail "NCCL's set-up with a pip-installed NCCL -> exit $rc: $(head -c 300 <<<"$out" | tr '\n' '|')"
+  fi
+fi
+# The cases run as another user skip, with the reason, a program that user cannot start.
+if can_be_user && [ "$(id -u)" = 0 ]; then
+  mkdir -p "$tmp/private" && cp "build/$folder/solution/${folder#*_}" "$tmp/private/" && chmod 700 "$tmp/private"
+  why=$(user_cannot_start "$tmp/private/${folder#*_}")
+  if [ -n "$why" ]; then pass "a program another user cannot start is told apart ($why)"
+  else fail "a program in a folder another user cannot enter was taken for one that user can start"; fi
+fi
+
 # ---- make profile-NN where it cannot run (stand-ins for ncu play each failure) -------------------
 in_group "make profile"
 fake_ncu() {  # name, what it does after `ncu --version`
@@ -627,8 +743,9 @@ profile "no usable GPU" "$tmp/ncu_run" "$real"
 # ---- The result -----------------------------------------------------------------------------
 check_that "the progress record is as it was after every case" test "$(stat -c %Y:%s "$record")" = "$record_before"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "bad input FAILED: $f"; done
+for r in "${skip_reasons[@]+"${skip_reasons[@]}"}"; do echo "bad input skipped: $r"; done
 for g in "${groups[@]}"; do
   printf 'bad input: %-22s %4d cases, %4d passed\n' "$g" "${ran[$g]}" "${ok[$g]}"
 done
-echo "bad input: $passed passed, $failed failed"
+echo "bad input: $passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]
