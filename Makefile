@@ -394,7 +394,7 @@ endif
 
 # A target for an exercise that does not exist gets the list of those that do.
 run-% test-% bench-% sanitize-% build-% profile-%:
-	$(error there is no exercise '$*' (exercises: $(numbers)))
+	$(error there is no exercise '$(call shown,$*)' (exercises: $(numbers)))
 
 # ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
 # NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to

@@ -366,7 +366,7 @@ for ex in "${exercises[@]}"; do
     [ "${kind_of[$1]:-flag}" != flag ] && [ -n "$d" ] && [[ $d != *\\x* ]] && printf '%s\n' "$1" "$d"
   }
   not_refused="!does nothing && !is not used by --bench && !--bench measures every step"
-  # A text option's one known valid value is its default (--size 160x120): its rule cases with
+  # A text option's one known valid value is its default (a size such as 160x120): its rule cases with
   # another value are the folder's own (NN_name/bad_input_cases.sh).
   other_value_known() { [ "${kind_of[$1]:-flag}" != text ] || [ -z "${default_of[$1]:-}" ]; }
   while read -r name kind values rest; do
@@ -510,6 +510,7 @@ for v in /nonexistent/nvcc /bin/false gcc '' 'nvcc --x'; do expect_make "NVCC" b
 expect_make "NCU must be" help 'NCU=a b'
 expect_make "no exercise '99'" run-99
 expect_make "no exercise '7'" test-7
+expect_make "no exercise '\\x1B[2J9'" $'run-\e[2J9'
 expect_make "run make in the course's folder" -C "$tmp" -f "$PWD/Makefile" run-$n
 # A quote in a setting is a character: nothing runs, even for make help.
 for setting in TEST_TIMEOUT JOBS ARCH NVCC USE REQUIRE_GPU REQUIRE_GPUS; do
@@ -626,7 +627,8 @@ in_group "course tools"
 scratch=$tmp/scratch
 mkdir -p "$scratch"
 cp -r Makefile common "$folder" "$scratch/"
-scratch_make() { (ulimit -t $cpu_s; exec timeout -k 2 $guard_s make --no-print-directory -C "$scratch" "$@") 2>&1 </dev/null; }
+# (As the make a user types: a make started by make check would name stray sources no more.)
+scratch_make() { (ulimit -t $cpu_s; exec env -u MAKELEVEL timeout -k 2 $guard_s make --no-print-directory -C "$scratch" "$@") 2>&1 </dev/null; }
 # An exercise's sources are the ones its exercise.mk lists (SUPPORT): a merge tool's backup and an
 # editor's copy in the folder are named in one line and left out of the build.
 printf 'int main() { return 0; }\n' >"$scratch/$folder/starter_BACKUP_1234.cu"
