@@ -361,9 +361,14 @@ for ex in "${exercises[@]}"; do
     v=$(valid_value "${kind_of[$1]:-flag}" "${values_of[$1]:-}" "${default_of[$1]:-}")
     if [ -z "$v" ]; then printf '%s\n' "$1"; else printf '%s\n' "$1" "$v"; fi
   }
-  at_default() {  # name: the option with its default, or nothing (a flag, or no default)
-    local d=${default_of[$1]:-}
-    [ "${kind_of[$1]:-flag}" != flag ] && [ -n "$d" ] && [[ $d != *\\x* ]] && printf '%s\n' "$1" "$d"
+  at_default() {  # name: the option with its default, or nothing (a flag, no default, or a
+    local d=${default_of[$1]:-} v=${values_of[$1]:-}  # default no one can type, such as 0 for "from n")
+    [ "${kind_of[$1]:-flag}" != flag ] && [ -n "$d" ] && [[ $d != *\\x* ]] || return 0
+    case ${kind_of[$1]} in
+      size | seed | integer | real) awk -v d="$d" -v lo="${v%%..*}" -v hi="${v##*..}" 'BEGIN { exit !(d + 0 >= lo + 0 && d + 0 <= hi + 0) }' || return 0 ;;
+      choice) [[ ",$v," == *",$d,"* ]] || return 0 ;;
+    esac
+    printf '%s\n' "$1" "$d"
   }
   not_refused="!does nothing && !is not used by --bench && !--bench measures every step"
   # A text option's one known valid value is its default (a size such as 160x120): its rule cases with
