@@ -499,8 +499,7 @@ STEP_CASE(kSteps, "exchange", "every pair of GPUs, one way and both ways, late r
 
 // ---- Step 2: split one job --------------------------------------------------------------------
 STEP_HOST_CASE(kSteps, "split_sum", "prediction: bytes between GPUs for 4 GPUs and 2^28 floats") {
-    // Each GPU but rank 0 sends its one partial sum (a float) to rank 0; the parts never move.
-    check_prediction("kSplitSumBytesBetweenGpus", (double)kSplitSumBytesBetweenGpus, (4 - 1) * sizeof(float),
+    check_prediction("kSplitSumBytesBetweenGpus", (double)kSplitSumBytesBetweenGpus,
                      "what has to leave a GPU once it has summed its own part");
 }
 STEP_CASE(kSteps, "split_sum", "1 to 8 virtual ranks, parts equal, unequal and empty, exact") {
@@ -555,12 +554,9 @@ STEP_HOST_CASE(kSteps, "ring", "ring_segment: segments tile [0, count) in order,
     CHECK_MESSAGE(first_wrong.empty(), first_wrong);
 }
 STEP_HOST_CASE(kSteps, "ring", "predictions: rounds at 8 ranks, bytes received per GPU at 4") {
-    // Reduce-scatter and all-gather take n - 1 rounds each; in every round a rank receives one
-    // segment, count / n elements: 2 (n - 1) / n of the buffer in all.
-    const int n8 = 8, n4 = 4;
-    check_prediction("kRingRoundsAt8", (double)kRingRoundsAt8, 2.0 * (n8 - 1),
+    check_prediction("kRingRoundsAt8", (double)kRingRoundsAt8,
                      "how many rounds the reduce-scatter takes, and how many the all-gather");
-    check_prediction("kRingBytesPerGpuAt4", (double)kRingBytesPerGpuAt4, 2.0 * (n4 - 1) / n4 * 268435456.0,
+    check_prediction("kRingBytesPerGpuAt4", (double)kRingBytesPerGpuAt4,
                      "how large one segment is, and how many segments arrive in each phase");
 }
 STEP_CASE(kSteps, "ring", "1 to 8 virtual ranks, int32 and float, in and out of place, every count") {
@@ -614,10 +610,8 @@ STEP_CASE(kSteps, "ring", "every GPU, and 2 to 8 ranks spread over the GPUs; pee
 
 // ---- Step 4: the library ---------------------------------------------------------------------
 STEP_HOST_CASE(kSteps, "nccl", "prediction: the bus-bandwidth factor at 8 ranks") {
-    // nccl-tests: an all-reduce moves 2 (n - 1) / n of the buffer over each rank's link.
-    const int n = 8;
-    check_prediction("kBusFactorAt8", kBusFactorAt8, 2.0 * (n - 1) / n,
-                     "how much data each rank sends in a ring all-reduce, relative to the buffer", 1e-9);
+    check_prediction("kBusFactorAt8", kBusFactorAt8,
+                     "how much data each rank sends in a ring all-reduce, relative to the buffer");
 }
 STEP_CASE(kSteps, "nccl", "a communicator over every GPU (one is enough), int32 and float, every count") {
     const int g = gpu_count();
@@ -647,13 +641,8 @@ STEP_CASE(kSteps, "nccl", "every GPU of the machine, NCCL between real GPUs") {
 
 // ---- Step 5: overlap --------------------------------------------------------------------------
 STEP_HOST_CASE(kSteps, "overlap", "prediction: 8 buckets of 1.0 ms compute and 0.5 ms all-reduce") {
-    // A pipeline of two stages: the slower stage runs back to back; the other adds one bucket's
-    // worth at the start or the end.
-    const int buckets = 8;
-    const double compute = 1.0, comm = 0.5;
     check_prediction("kOverlappedMsFor8Buckets", kOverlappedMsFor8Buckets,
-                     buckets * std::max(compute, comm) + std::min(compute, comm),
-                     "which of the two streams is busy all the time, and what the other does last", 1e-9);
+                     "which of the two streams is busy all the time, and what the other does last");
 }
 STEP_CASE(kSteps, "overlap", "2 and 3 virtual ranks, buckets of 1 element to all of them") {
     for (int n : {2, 3}) {
