@@ -122,7 +122,8 @@ const long long kCellsOfThread00At340x340 = 121;  // x and y each 0, 32, ..., 32
 size_t single_block_max_cells() {
     int device = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    // The most shared memory one block may ask for, once the kernel opts in (227 KB on an H100 or H200).
+    // The most shared memory one block may ask for, once the kernel opts in (227 KB on an H100
+    // or H200).
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     return (size_t)optin / 2;  // two copies of the lattice, one byte per cell
 }

@@ -138,8 +138,8 @@ void run_first_add(const float* x, size_t n, float* out, int block, ScratchView 
 // min(blockDim.x, 64) values. Returns the block's sum in lane 0.
 __device__ float warp_tail(float* buf, unsigned lane) {
     // TODO(step 5): return (in lane 0) the sum of those values, using buf and no __syncthreads().
-    //               Every lane's write of a word of buf must be separated from other lanes'
-    //               reads of that word by a __syncwarp(): lockstep is not guaranteed.
+    //               Lockstep is not guaranteed: where lanes share a word of buf, only a
+    //               __syncwarp() orders their accesses (where each one stands is yours to decide).
     return 0.0f;
 }
 
