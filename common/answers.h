@@ -104,24 +104,10 @@ inline int line_of(const std::string& text, const std::string& form) {
     return 0;
 }
 
-// hints.md without its level-3 sections (near-code comes after the student has tried; levels 1
-// and 2 are read before answering).
-inline std::string hints_before_level_3(const std::string& text) {
-    std::string kept, line;
-    std::istringstream in(text);
-    bool skipping = false;
-    while (std::getline(in, line)) {
-        if (line.rfind("## ", 0) == 0) skipping = false;
-        if (line.rfind("### level ", 0) == 0) skipping = line.rfind("### level 3", 0) == 0;
-        kept += skipping ? "\n" : line + "\n";  // keep the line count for the report
-    }
-    return kept;
-}
-
 }  // namespace course_answers
 
-// One line per answer found in the reading path: `files` are read as they are, except hints.md
-// (levels 1 and 2 only). Empty when nothing leaks.
+// One line per answer found in the reading path: `files`, hints.md included (every level of a hint
+// is read before the prediction is answered). Empty when nothing leaks.
 inline std::vector<std::string> reading_path_leaks(const std::vector<std::string>& files) {
     using namespace course_answers;
     std::vector<std::string> leaks;
@@ -129,8 +115,7 @@ inline std::vector<std::string> reading_path_leaks(const std::vector<std::string
         const double v = a.derive();
         if (too_common(v)) continue;
         for (const std::string& path : files) {
-            std::string text = read_file(path);
-            if (path.size() >= 8 && path.compare(path.size() - 8, 8, "hints.md") == 0) text = hints_before_level_3(text);
+            const std::string text = read_file(path);
             for (const std::string& form : written_forms(v))
                 if (const int line = line_of(text, form)) {
                     leaks.push_back(path + ":" + std::to_string(line) + ": the answer to " + a.name + " (" + form +

@@ -5,9 +5,9 @@
 #   2. the tests pass against solution.cu;
 #   3. on a GPU, the tests FAIL against the untouched starter: a suite that passes on it
 #      could not tell a finished exercise from an unfinished one;
-#   and its hints.md (make hint-NN) has a section per step the tests declare, each of two or more
-#   levels, with no code in level 1 (common/hints.sh lint); and no prediction's answer (its
-#   answers.cpp) stands in the reading path (tests --check-reading-path, common/answers.h).
+#   and its hints.md (make hint-NN) follows the rules of each level (common/hints.sh lint); and no
+#   prediction's answer (its answers.cpp) stands in the reading path (tests --check-reading-path,
+#   common/answers.h).
 # Then the bad-input suite and the hint tool's own tests, which need no GPU.
 # Ends with one line: check: N passed, N failed, N skipped (test cases).
 set -u
@@ -72,7 +72,7 @@ for ex in "$@"; do
     problems+=("$hint_problem")
   fi
   # 2c. no prediction's answer (answers.cpp) stands where a student reads before answering: the
-  #     pages, the generated starter, the headers, the hints before level 3, the other sources
+  #     pages, the generated starter, the headers, the hints, the other sources
   reading=("$ex"/README.md "$ex"/LECTURE.md "$ex"/hints.md "build/$ex/pristine.cu")
   for file in "$ex"/*.h "$ex"/*.cu "$ex"/*.cpp; do
     case ${file##*/} in solution.cu | starter.cu | answers.cpp) ;; *) [ -f "$file" ] && reading+=("$file") ;; esac

@@ -862,9 +862,4 @@ TEST_CASE("host: answers.h finds a prediction's answer where it stands as a numb
     CHECK(line_of("(384) and 1,384 and 3840 and x384 and 384_y and 384.5 and v1.384", "384") == 1);
     CHECK(line_of("1,384 and 3840 and x384 and 384_y and 384.5 and v1.384", "384") == 0);
     CHECK(line_of("1,384 and 3840 and x384 and 384_y and 384.5", "384") == 0);
-    const std::string hints = "## step 1 a\n### level 1\nq 384\n### level 3\n384 here\n## step 2 b\n### level 2\nx\n";
-    const std::string kept = hints_before_level_3(hints);
-    CHECK(line_of(kept, "384") == 3);
-    CHECK(kept.find("384 here") == std::string::npos);
-    CHECK(std::count(kept.begin(), kept.end(), '\n') == std::count(hints.begin(), hints.end(), '\n'));
 }
