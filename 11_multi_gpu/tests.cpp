@@ -383,7 +383,8 @@ struct ProgramRun {
     int rc = -1;
     std::string tail;
 };
-ProgramRun run_program(const std::string& args) {
+// Its whole output is also kept beside it, in `log` (e.g. program_gpus4_bench.log), for a reader.
+ProgramRun run_program(const std::string& args, const std::string& log) {
     char self[4096] = {};
     const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     std::string dir = len > 0 ? std::string(self, (size_t)len) : std::string("./tests");
@@ -391,12 +392,15 @@ ProgramRun run_program(const std::string& args) {
     ProgramRun run;
     FILE* out = popen(("'" + dir + "multi_gpu' " + args + " 2>&1").c_str(), "r");
     if (!out) return run;
+    FILE* keep = std::fopen((dir + log).c_str(), "w");
     std::deque<std::string> lines;
     char buf[512];
     while (std::fgets(buf, sizeof buf, out)) {
+        if (keep) std::fputs(buf, keep);
         lines.push_back(buf);
         if (lines.size() > 30) lines.pop_front();
     }
+    if (keep) std::fclose(keep);
     const int status = pclose(out);
     run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     for (const auto& l : lines) run.tail += l;
@@ -982,7 +986,7 @@ TEST_CASE("gpu: the program's default run at 3 and 4 GPUs exits 0, every row che
     NEED_GPUS(3);
     for (int k = 3; k <= std::min(4, gpu_count()); ++k) {
         CAPTURE(k);
-        const ProgramRun run = run_program("--gpus " + std::to_string(k) + " --n 2^24");
+        const ProgramRun run = run_program("--gpus " + std::to_string(k) + " --n 2^24", "program_gpus" + std::to_string(k) + ".log");
         INFO(run.tail);
         CHECK(run.rc == 0);
     }
@@ -991,7 +995,7 @@ TEST_CASE("gpu: the program's --bench at 3 and 4 GPUs exits 0, every row checked
     NEED_GPUS(3);
     for (int k = 3; k <= std::min(4, gpu_count()); ++k) {
         CAPTURE(k);
-        const ProgramRun run = run_program("--gpus " + std::to_string(k) + " --bench");
+        const ProgramRun run = run_program("--gpus " + std::to_string(k) + " --bench", "program_gpus" + std::to_string(k) + "_bench.log");
         INFO(run.tail);
         CHECK(run.rc == 0);
     }
