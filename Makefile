@@ -2,10 +2,11 @@
 #
 # Each exercise folder NN_name/ holds: name.h (the interface and its steps), starter.cu (yours),
 # solution.cu, main.cpp (the program), tests.cpp (doctest tests), README.md, LECTURE.md, and
-# exercise.mk (its build settings). The support sources its exercise.mk lists (SUPPORT) are
-# linked into both the program and the tests; any other .cu or .cpp in the folder is not part of
-# it. Adding an exercise is adding a folder: nothing here names one.
-# The .cu files are compiled by nvcc; main.cpp and tests.cpp by the host compiler.
+# exercise.mk (its build settings), and answers.cpp where it has predictions (common/answers.h).
+# answers.cpp and the support sources its exercise.mk lists (SUPPORT) are linked into both the
+# program and the tests; any other .cu or .cpp in the folder is not part of it. Adding an exercise
+# is adding a folder: nothing here names one.
+# The .cu files are compiled by nvcc; the .cpp files by the host compiler.
 
 SHELL := /bin/bash
 # What was given on the command line (NAME=value), read before anything here is defined: only the
@@ -236,9 +237,9 @@ $(BUILD)/common/baselines/%.o: common/baselines/%.cpp $(FLAGS_STAMP)
 VARIANTS := solution starter pristine
 
 # ---- An exercise's settings: NN_x/exercise.mk (make variables; every key optional) ----------
-#   SUPPORT           the exercise's own sources besides starter.cu, solution.cu, main.cpp and
-#                     tests.cpp, linked into both the program and the tests (.cu files compiled
-#                     by nvcc, .cpp files by the host compiler), e.g. lattice.cu patterns.cpp.
+#   SUPPORT           the exercise's own sources besides starter.cu, solution.cu, main.cpp,
+#                     tests.cpp and answers.cpp, linked into both the program and the tests
+#                     (.cu files compiled by nvcc, .cpp by the host compiler), e.g. lattice.cu.
 #                     Any other .cu or .cpp in the folder (a merge tool's starter_BACKUP_1234.cu,
 #                     "starter copy.cu") is not part of the exercise: named in one line, ignored
 #   LIBS              extra link flags, e.g. -lgif, -lcublas
@@ -270,7 +271,7 @@ SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANI
                       $(call shell_quote,$(SANITIZE_DEMO_$(2))) $(call shell_quote,$(SANITIZE_SKIP_$(2)))
 SANITIZE_SPECS += $$(SANITIZE_SPEC_$(2))
 SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
-$(2)_SUPPORT_OBJ := $(patsubst %,$(BUILD)/$(1)/support/%.o,$(SUPPORT_$(2))) \
+$(2)_SUPPORT_OBJ := $(patsubst %,$(BUILD)/$(1)/support/%.o,$(SUPPORT_$(2)) $(notdir $(wildcard $(1)/answers.cpp))) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
 $(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok) \
                   $(if $(findstring -lnccl,$(LIBS_$(2))),$(BUILD)/deps-nccl.ok)
@@ -368,13 +369,13 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 # other .cu and .cpp files (not part of the exercise) are named in one line, for the goals that
 # build the exercise, by the make you typed (not again by the makes it runs).
 # $(1) folder, $(2) number: the first name in SUPPORT that is not one of the folder's own sources
-support_bad = $(firstword $(foreach f,$(SUPPORT_$(2)),$(if $(and $(filter %.cu %.cpp,$(f)),$(filter-out starter.cu solution.cu main.cpp tests.cpp,$(f)),$(wildcard $(1)/$(f))),,$(f))))
-support_why = $(if $(filter starter.cu solution.cu main.cpp tests.cpp,$(1)),which is always part of it,$(if $(filter %.cu %.cpp,$(1)),which is not a file in $(2)/,which is not a .cu or .cpp file))
+support_bad = $(firstword $(foreach f,$(SUPPORT_$(2)),$(if $(and $(filter %.cu %.cpp,$(f)),$(filter-out starter.cu solution.cu main.cpp tests.cpp answers.cpp,$(f)),$(wildcard $(1)/$(f))),,$(f))))
+support_why = $(if $(filter starter.cu solution.cu main.cpp tests.cpp answers.cpp,$(1)),which is always part of it,$(if $(filter %.cu %.cpp,$(1)),which is not a file in $(2)/,which is not a .cu or .cpp file))
 # $(1) folder, $(2) number: its other .cu and .cpp files, comma-separated
-other_sources = $(shell source common/printable.sh; cd $(call shell_quote,$(1)) && for f in *.cu *.cpp; do [ -f "$$f" ] || continue; case " starter.cu solution.cu main.cpp tests.cpp $(SUPPORT_$(2)) " in (*" $$f "*) ;; (*) out+="$${out:+, }$$(printable "$$f" 400)" ;; esac; done; printf '%s' "$${out-}")
+other_sources = $(shell source common/printable.sh; cd $(call shell_quote,$(1)) && for f in *.cu *.cpp; do [ -f "$$f" ] || continue; case " starter.cu solution.cu main.cpp tests.cpp answers.cpp $(SUPPORT_$(2)) " in (*" $$f "*) ;; (*) out+="$${out:+, }$$(printable "$$f" 400)" ;; esac; done; printf '%s' "$${out-}")
 define CHECK_SOURCES
 ifneq ($$(call support_bad,$(1),$(2)),)
-  $$(error $(1)/exercise.mk: SUPPORT names $$(call support_bad,$(1),$(2)), $$(call support_why,$$(call support_bad,$(1),$(2)),$(1)): it lists the exercise's own .cu and .cpp files besides starter.cu, solution.cu, main.cpp and tests.cpp)
+  $$(error $(1)/exercise.mk: SUPPORT names $$(call support_bad,$(1),$(2)), $$(call support_why,$$(call support_bad,$(1),$(2)),$(1)): it lists the exercise's own .cu and .cpp files besides starter.cu, solution.cu, main.cpp, tests.cpp and answers.cpp)
 endif
 ifeq ($(MAKELEVEL),0)
   ifneq ($$(filter all check status sanitize %-$(2),$(BUILDING)),)

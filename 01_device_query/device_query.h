@@ -74,12 +74,13 @@ double ridge_point(double peak_gflops, double bandwidth_gbs);
 constexpr double kNotDone = -1.0;
 
 // Predictions: numbers you work out on paper before you run anything, written in starter.cu
-// (its placeholders are -1); the tests of the step they belong to check them.
+// (its placeholders are -1); the tests of the step they belong to check them against
+// answers.cpp, which holds the working-out (open it once a prediction passes).
 // Step 1: a kernel runs blocks of 256 threads and uses 64 registers per thread. How many of its
 // blocks can one H100 SM hold at once (2048 threads, 32 blocks, 65536 registers per SM)?
 extern const long long kBlocksPerSmAt64Registers;
-// Step 5: SAXPY in FP32, y[i] = a * x[i] + y[i] for large n: its arithmetic intensity, in FLOP
-// per byte of DRAM traffic (each x[i] and y[i] read once, each y[i] written once).
+// Step 5: SAXPY in FP32, y[i] = a * x[i] + y[i] for large n (too large for any cache): its
+// arithmetic intensity, in FLOP per byte of DRAM traffic.
 extern const double kSaxpyFlopPerByte;
 
 // ---- The steps, declared once: the program's "(TODO step N name)" marks, the tests and their

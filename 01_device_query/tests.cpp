@@ -99,13 +99,7 @@ STEP_CASE(kSteps, "limits", "every field equals cudaDeviceGetAttribute, on every
 }
 
 STEP_HOST_CASE(kSteps, "limits", "prediction: blocks of 256 threads at 64 registers each on one H100 SM") {
-    // The H100's per-SM limits (the same as cudaDeviceGetAttribute reports there). A block is
-    // resident only with all its threads, all its registers and a block slot: the scarcest wins.
-    const long long threads_per_sm = 2048, blocks_per_sm = 32, registers_per_sm = 65536;
-    const long long block = 256, registers_per_thread = 64;
-    const long long expected = std::min({threads_per_sm / block, blocks_per_sm,
-                                         registers_per_sm / (block * registers_per_thread)});
-    check_prediction("kBlocksPerSmAt64Registers", (double)kBlocksPerSmAt64Registers, (double)expected,
+    check_prediction("kBlocksPerSmAt64Registers", (double)kBlocksPerSmAt64Registers,
                      "per-SM limits: a block needs room for all its threads, a block slot and all its threads' registers");
 }
 
@@ -222,10 +216,8 @@ STEP_HOST_CASE(kSteps, "roofline", "the exact formula, and ridge points in FLOP 
 }
 
 STEP_HOST_CASE(kSteps, "roofline", "prediction: SAXPY's FLOP per DRAM byte") {
-    // One FMA (2 FLOP) per element; DRAM traffic: x[i] and y[i] read, y[i] written, 4 bytes each.
-    const double flop = 2, bytes = 3 * sizeof(float);
-    check_prediction("kSaxpyFlopPerByte", kSaxpyFlopPerByte, flop / bytes,
-                     "arithmetic intensity: an FMA counts 2 FLOP; count every float read from or written to DRAM", 0.03);
+    check_prediction("kSaxpyFlopPerByte", kSaxpyFlopPerByte,
+                     "arithmetic intensity: an FMA counts 2 FLOP; count every float read from or written to DRAM");
 }
 
 // ---- steps 3 and 5 on this GPU ---------------------------------------------------------------

@@ -28,12 +28,13 @@ void run_grid_stride(float a, const float* x, float* out, size_t n, int block_si
 void run_vectorized(float a, const float* x, float* out, size_t n, int block_size);
 
 // Predictions: numbers you work out on paper before you run anything, written in starter.cu
-// (its placeholders are -1); the tests of the step they belong to check them.
+// (its placeholders are -1); the tests of the step they belong to check them against
+// answers.cpp, which holds the working-out (open it once a prediction passes).
 // Step 2: how many blocks of 256 threads does run_many_blocks launch for n = 2^31 + 5?
 extern const long long kBlocksAt2To31Plus5;
 // Step 3: on an H100 (132 SMs) with blocks of 256 threads, one wave is 8 blocks per SM. For
-// n = 2^24, how many elements does thread 0 of block 0 of run_grid_stride's grid handle?
-extern const long long kElementsOfThread0At2To24;
+// n = 2^25, how many elements does thread 0 of block 0 of run_grid_stride's grid handle?
+extern const long long kElementsOfThread0At2To25;
 // Step 4: every thread of a full H100 SM (2048 threads) waits for one load of step 4's loop.
 // How many bytes has that SM requested from memory and not yet received?
 extern const long long kBytesInFlightPerSm;

@@ -30,7 +30,7 @@ __global__ void scale_one_block(float a, const float* x, float* out, size_t n) {
 void run_one_block(float a, const float* x, float* out, size_t n) {
     if (n == 0) return;  // a launch of zero threads is an error, not an empty launch
     // TODO(step 1): launch scale_one_block as ONE block with a thread per element (n <= 1024),
-    //               then check the launch with CUDA_CHECK_LAUNCH() (common/cuda_check.h).
+    //               then check the launch (common/cuda_check.h has the check).
     // BEGIN SOLUTION
     scale_one_block<<<1, (unsigned)n>>>(a, x, out, n);
     CUDA_CHECK_LAUNCH();
@@ -82,11 +82,11 @@ __global__ void scale_grid_stride(float a, const float* x, float* out, size_t n)
     // END SOLUTION
 }
 
-// TODO(step 3): predict, on paper, kElementsOfThread0At2To24 (scalar_multiply.h).
+// TODO(step 3): predict, on paper, kElementsOfThread0At2To25 (scalar_multiply.h).
 // BEGIN SOLUTION
-const long long kElementsOfThread0At2To24 = 63;  // 0, S, ..., 62 S < 2^24 with S = 1056 x 256
+const long long kElementsOfThread0At2To25 = 125;  // 0, S, ..., 124 S < 2^25 with S = 1056 x 256
 // END SOLUTION
-// STARTER: const long long kElementsOfThread0At2To24 = -1;  // your prediction
+// STARTER: const long long kElementsOfThread0At2To25 = -1;  // your prediction
 
 void run_grid_stride(float a, const float* x, float* out, size_t n, int block_size) {
     if (n == 0) return;

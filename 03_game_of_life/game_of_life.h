@@ -92,15 +92,16 @@ inline const LifeStep kSteps[] = {
 unsigned long long count_alive(const uint8_t* cells, size_t n);
 
 // Predictions: numbers you work out on paper before you run anything, written in starter.cu
-// (its placeholders are -1); the tests of the step they belong to check them.
+// (its placeholders are -1); the tests of the step they belong to check them against
+// answers.cpp, which holds the working-out (open it once a prediction passes).
 // Step 1: how many blocks does run_global launch for a 1000 x 1000 lattice?
 extern const long long kGlobalBlocksAt1000x1000;
-// Step 2: on a 340 x 340 lattice (the largest square whose two copies fit one H100 block), how
-// many cells does thread (0, 0) of life_single_block update in each generation?
+// Step 2: on a 340 x 340 lattice (the largest square whose two copies fit one block of an H100
+// or H200), how many cells does thread (0, 0) of life_single_block update in each generation?
 extern const long long kCellsOfThread00At340x340;
-// Step 3: how many cells does one block of life_shared copy into its shared tile (the tile and
-// its halo), for a tile that lies inside a large lattice?
-extern const long long kCellsCopiedPerTile;
+// Step 3: for a 4096 x 4096 lattice, how many bytes do all the blocks of one life_shared launch
+// copy from global memory into their shared tiles (one byte per cell)?
+extern const long long kBytesCopiedAt4096x4096;
 
 // The CPU reference that the program and the tests compare with is in life_reference.h.
 

@@ -27,14 +27,14 @@ __device__ __forceinline__ uint8_t next_state(uint8_t alive, int neighbours) {
 __device__ __forceinline__ int wrap_once(int v, int n) { return v < 0 ? v + n : (v >= n ? v - n : v); }
 
 // ---- Step 1: one thread per cell ---------------------------------------------------------------
-// Thread (threadIdx.x, threadIdx.y) of block (blockIdx.x, blockIdx.y) owns cell
-// (x, y) = (blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y).
-// It reads the old lattice `in` and writes the new one `out`: no thread ever writes a cell that
-// another thread still has to read, so no synchronisation is needed within the launch.
+// A 2D grid of 2D blocks: every thread owns one cell (x, y), its column from the .x indices and
+// its row from the .y indices. It reads the old lattice `in` and writes the new one `out`: no
+// thread ever writes a cell that another thread still has to read, so no synchronisation is
+// needed within the launch.
 __global__ void life_global(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h) {
     // TODO(step 1): write this thread's cell (x, y) of out: next_state of its cell in `in` and of
     //               its eight neighbours on the torus, counted with multiplicity (a lattice may
-    //               be 1 cell wide). Threads outside the lattice (the grid is rounded up) return.
+    //               be 1 cell wide). A thread that owns no cell of the lattice touches nothing.
     //               Wrap with a compare, not %; index in size_t (more than 2^31 cells happen).
     // BEGIN SOLUTION
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -70,18 +70,17 @@ void run_global(const uint8_t* in, uint8_t* out, int width, int height) {
 
 // ---- Step 2: a single block, many generations per launch -----------------------------------------
 // __syncthreads() is a barrier for the threads of ONE block, so one block can run generation
-// after generation by itself: compute the next lattice, wait for everybody, swap, repeat. The
-// whole lattice lives in shared memory (dynamic: its size is given at launch), twice: `cur` is
-// read and `next` written, so ONE barrier per generation is enough (after it, nobody reads the
-// old `cur` any more, and it may become the next `next`). The block has 32 x 32 threads, and a
-// lattice may have many more cells: thread (tx, ty) handles cells (tx + 32 i, ty + 32 j).
+// after generation by itself, in one launch. The whole lattice lives in shared memory (dynamic:
+// its size is given at launch), twice: one copy is read while the other is written, and the two
+// swap roles every generation. The block has 32 x 32 threads, and a lattice may have many more
+// cells: thread (tx, ty) handles cells (tx + 32 i, ty + 32 j).
 __global__ void life_single_block(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int w, int h,
                                   int generations) {
     // TODO(step 2): hold both lattices in the dynamic shared memory (extern __shared__, w * h
     //               bytes each): copy `in` in, run `generations` generations, each reading one
     //               copy and writing the other, and copy the last one to `out`. Thread (tx, ty)
-    //               handles cells (tx + 32 i, ty + 32 j). Every thread must reach every barrier:
-    //               none inside a branch or a loop whose trip count differs between threads.
+    //               handles cells (tx + 32 i, ty + 32 j). Which barriers, where: yours to decide
+    //               (README, step 2); every thread must reach every barrier.
     // BEGIN SOLUTION
     extern __shared__ uint8_t lattice[];
     const size_t cells = (size_t)w * h;
@@ -123,7 +122,8 @@ const long long kCellsOfThread00At340x340 = 121;  // x and y each 0, 32, ..., 32
 size_t single_block_max_cells() {
     int device = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    // The most shared memory one block may ask for, once the kernel opts in (227 KB on H100).
+    // The most shared memory one block may ask for, once the kernel opts in (227 KB on an H100
+    // or H200).
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     return (size_t)optin / 2;  // two copies of the lattice, one byte per cell
 }
@@ -149,8 +149,8 @@ bool run_single_block(const uint8_t* in, uint8_t* out, int width, int height, in
 
 // ---- Step 3: shared-memory tiles with a halo, 16 cells per thread ------------------------------
 // Each block updates a kTileW x kTileH tile. To do so it needs the tile plus a one-cell border
-// (the halo): (kTileW + 2) x (kTileH + 2) cells, which it copies into shared memory once, so each
-// cell is read from global memory about once instead of nine times.
+// (the halo), which it copies into shared memory once, so each cell is read from global memory
+// little more than once instead of nine times.
 //
 // Why 16 cells per thread and 16-byte loads: the kernel is limited by how much each instruction
 // achieves and by how many bytes are on their way from memory at once. A thread that handles one
@@ -183,8 +183,8 @@ __device__ __forceinline__ uint32_t cell_at(const uint8_t* row, int x, int w) {
     return inside ? v : 0u;
 }
 
-// How a row may be read and written: whole 16-byte vectors (every row starts on a 16-byte
-// boundary: w % 16 == 0 and aligned pointers), 4-byte words (w % 4 == 0), or byte by byte.
+// How a row may be read and written: whole 16-byte vectors (only if every row of both lattices
+// starts on a 16-byte boundary), 4-byte words (every row on a 4-byte boundary), or byte by byte.
 enum class Access { vec16, word4, bytes };
 
 // Cells x .. x + 15 of a row, one per byte. Vector or word loads only where all 16 are inside
@@ -320,18 +320,18 @@ __global__ void __launch_bounds__(kSharedBlockX * kSharedBlockY)
     // END SOLUTION
 }
 
-// TODO(step 3): predict, on paper, kCellsCopiedPerTile (game_of_life.h).
+// TODO(step 3): predict, on paper, kBytesCopiedAt4096x4096 (game_of_life.h).
 // BEGIN SOLUTION
-const long long kCellsCopiedPerTile = 17476;  // (512 + 2) x (32 + 2): the tile and its halo
+const long long kBytesCopiedAt4096x4096 = 17895424;  // 8 x 128 tiles, each (512 + 2) x (32 + 2) cells
 // END SOLUTION
-// STARTER: const long long kCellsCopiedPerTile = -1;  // your prediction
+// STARTER: const long long kBytesCopiedAt4096x4096 = -1;  // your prediction
 
 void run_shared(const uint8_t* in, uint8_t* out, int width, int height) {
     if (width <= 0 || height <= 0) return;
-    // TODO(step 3): use the widest Access the data allows (vec16 needs a width that is a multiple
-    //               of 16 and both pointers 16-byte aligned; word4 the same with 4; else bytes),
-    //               and launch life_shared with one block of kSharedBlockX x kSharedBlockY threads
-    //               per tile, tiles covering the lattice; check the launch.
+    // TODO(step 3): use the widest Access under which no row's vector or word load or store is
+    //               misaligned (README, step 3: the width and both pointers count), and launch
+    //               life_shared with one block of kSharedBlockX x kSharedBlockY threads per tile,
+    //               tiles covering the lattice; check the launch.
     // BEGIN SOLUTION
     const uintptr_t pointers = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
     const Access access = width % 16 == 0 && pointers % 16 == 0 ? Access::vec16

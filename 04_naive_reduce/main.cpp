@@ -35,7 +35,7 @@ static void print_stats_table(const Summary& got, const StatsReference& ref) {
 }
 
 // Checks the answer of an output against the references (step 5: its row and column sums too).
-static Check check_answer(const Answer& a, const ReduceBuffers& b, Output out, const References& ref) {
+static Check check_answer(const HostResult& a, const ReduceBuffers& b, Output out, const References& ref) {
     if (out == Output::block_stats) {
         const StatsVerdict v = judge_stats(a.summary, ref.stats);
         return {v.ok(), (v.ok() ? "count, mean, variance, min, max" : v.wrong()) + " (table below)",
@@ -69,7 +69,7 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
                    Work work) {
         auto run = on_host ? std::function<void()>([launch, out, &b] { launch(); finish(b, out); }) : launch;
         auto check = [&b, &ref, out, stats] {
-            const Answer a = finish(b, out);
+            const HostResult a = finish(b, out);
             if (stats && out == Output::block_stats) *stats = a.summary;
             return check_answer(a, b, out, ref);
         };

@@ -331,16 +331,16 @@ enum class Output {
     matrix_sums,  // row_sums, col_sums and *sum, their total (step 5)
 };
 
-// The answer on the host: the total (every output but block_stats) or the summary.
-struct Answer {
+// A step's result on the host: the total (every output but block_stats) or the summary.
+struct HostResult {
     float total = 0;
     Summary summary;
 };
 // The host's part of a step: copy back what it left and finish. (Step 5's row and column sums
 // stay on the device: its answer is the total.)
-inline Answer finish(const ReduceBuffers& b, Output out) {
+inline HostResult finish(const ReduceBuffers& b, Output out) {
     const unsigned blocks = reduce_blocks(b.n, b.block);
-    Answer a;
+    HostResult a;
     if (out == Output::block_stats) {
         std::vector<Stats> p = b.stats.download();
         p.resize(blocks);  // n == 0: no partials at all

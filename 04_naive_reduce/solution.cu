@@ -156,7 +156,16 @@ __device__ float min_with_nan_d(float a, float b) { return (a < b || isnan(a)) ?
 __device__ float max_with_nan_d(float a, float b) { return (a > b || isnan(a)) ? a : b; }
 
 __device__ Stats stats_empty() { return Stats{0ull, 0.0f, 0.0f, INFINITY, -INFINITY}; }
-__device__ Stats stats_of(float x) { return Stats{1ull, x, 0.0f, x, x}; }
+
+// One element x as a summary: merged with any other summary, it must give the summary of that
+// summary's values and x together.
+__device__ Stats stats_of(float x) {
+    // TODO(step 4): the summary of the single value x (README, step 4: decide first).
+    // BEGIN SOLUTION
+    return Stats{1ull, x, 0.0f, x, x};
+    // END SOLUTION
+    // STARTER: return stats_empty();
+}
 
 // The summary of a and b together. With na, nb the counts and delta the difference of the two
 // means (b.sum / nb - a.sum / na), the squared deviations of the union are

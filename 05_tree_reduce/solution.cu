@@ -7,7 +7,8 @@
 // STARTER: // `make test-05` shows which steps pass and `make run-05` shows the program's output.
 //
 // The sum of a float array, eight ways: each step is one rung of the classic optimisation
-// ladder and keeps what the previous rungs got right. LECTURE.md explains every rung.
+// ladder and keeps what the previous rungs got right. Once a step passes, LECTURE.md says what
+// its rung changed and what that measured.
 //
 // Rules every kernel keeps, whatever n is:
 //   - every thread of a block reaches every __syncthreads() (never put one inside a branch
@@ -120,13 +121,15 @@ void run_interleaved_strided(const float* x, size_t n, float* out, int block, Sc
 }
 
 // ---- Step 3: sequential addressing ---------------------------------------------------------------
-// Every round folds the upper half of the live slots onto the lower half, so consecutive
-// threads touch consecutive words and the working threads stay packed into the fewest warps.
+// Step 2 packed each round's additions onto threads 0, 1, 2, ..., but its threads touch words 2s
+// apart. Here the pairs themselves change: in every round the adding threads are still 0, 1,
+// 2, ..., and the 32 threads of a warp touch 32 consecutive words.
 __global__ void reduce_sequential(const float* __restrict__ x, size_t n,
                                   float* __restrict__ partials) {
     extern __shared__ float buf[];
-    // TODO(step 3): the same block sum and output; each round folds the upper half of the live
-    //               slots onto the lower half, until one value is left, for every block size.
+    // TODO(step 3): the same block sum and output, with pairs of your choosing: each round's
+    //               additions done by the lowest-numbered threads, a warp's 32 threads on 32
+    //               consecutive words, every value added exactly once, for every block size.
     // BEGIN SOLUTION
     const unsigned tid = threadIdx.x;
     const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
@@ -146,12 +149,14 @@ void run_sequential(const float* x, size_t n, float* out, int block, ScratchView
 
 // ---- Step 4: first add during load -----------------------------------------------------------------
 // In step 3 half the threads go idle at the first step. Instead, each block covers 2 * blockDim
-// elements and each thread adds two of them, blockDim apart (so a warp's loads stay coalesced),
-// while loading. Half the blocks, and the first tree step comes for free. n need not be a
-// multiple of 2 * blockDim. Load the pair with this helper; steps 5 and 6 use it too.
+// consecutive elements and each thread adds two of them while loading: half the blocks, and the
+// first tree step comes for free. n need not be a multiple of 2 * blockDim. Load the pair with
+// this helper; steps 5 and 6 use it too.
 __device__ float load_pair(const float* __restrict__ x, size_t n) {
     // TODO(step 4): return the sum of this thread's two elements of its block's 2 * blockDim.x,
-    //               blockDim.x apart; an element at or past n counts as 0. Index in size_t.
+    //               each of the block's elements taken by exactly one thread, and each of a warp's
+    //               two load instructions reading 32 consecutive floats (coalesced). An element
+    //               at or past n counts as 0. Index in size_t.
     // BEGIN SOLUTION
     const size_t i = (size_t)blockIdx.x * (2 * blockDim.x) + threadIdx.x;
     float v = i < n ? x[i] : 0.0f;
@@ -194,8 +199,8 @@ void run_first_add(const float* x, size_t n, float* out, int block, ScratchView 
 // min(blockDim.x, 64) values. Returns the block's sum in lane 0.
 __device__ float warp_tail(float* buf, unsigned lane) {
     // TODO(step 5): return (in lane 0) the sum of those values, using buf and no __syncthreads().
-    //               Every lane's write of a word of buf must be separated from other lanes'
-    //               reads of that word by a __syncwarp(): lockstep is not guaranteed.
+    //               Lockstep is not guaranteed: where lanes share a word of buf, only a
+    //               __syncwarp() orders their accesses (where each one stands is yours to decide).
     // BEGIN SOLUTION
     float v = buf[lane];
     if (blockDim.x >= 64) v += buf[lane + 32];
@@ -261,7 +266,8 @@ __device__ float warp_sum(float v) {
 }
 
 // The sum of v over the whole block, in thread 0. Every thread of the block must call it, and
-// a second call needs a __syncthreads() between the two (they share warp_sums).
+// a second call needs a __syncthreads() between the two: both calls use the same __shared__
+// memory, the one value per warp that block_sum keeps there.
 __device__ float block_sum(float v) {
     // TODO(step 6): the block's sum of v in thread 0 (the other threads' result is unused), for
     //               any block of 32 to 1024 threads, with warp_sum and one value per warp passed
@@ -347,11 +353,13 @@ __global__ void reduce_grid_stride_vec(const float* __restrict__ x, size_t n,
 }
 
 // The grid for steps 7 and 8: one full wave (`wave` blocks resident at once on the whole GPU),
-// but no more blocks than give each thread one trip through the unrolled loop, and never more
-// than kMaxGridBlocks.
+// but never more blocks than the array needs: the fewest blocks whose threads, one unrolled trip
+// each, read all n floats (rounded UP: the last block's trip may be partly empty). Never more
+// than kMaxGridBlocks, never 0.
 static unsigned grid_for(size_t n, int block, unsigned wave) {
-    // TODO(step 7): the block count described above: at most `wave` and kMaxGridBlocks, no more
-    //               than give every thread one whole unrolled trip, and never 0.
+    // TODO(step 7): the block count described above: the fewest blocks that cover n floats with
+    //               one unrolled trip per thread (rounded up), but at most `wave` and
+    //               kMaxGridBlocks, and at least 1.
     // BEGIN SOLUTION
     size_t blocks = ceil_div(n, (size_t)block * 4 * kVecUnroll);
     if (blocks > wave) blocks = wave;
@@ -361,12 +369,12 @@ static unsigned grid_for(size_t n, int block, unsigned wave) {
     // STARTER: return 1;
 }
 
-// TODO(step 7): predict: how many blocks does grid_for give for n = 2^20 floats, blocks of 256,
-//               on a GPU whose wave is 1056 such blocks (an H100 or H200)?
+// TODO(step 7): predict: how many blocks does grid_for give for n = 1,000,000 floats, blocks of
+//               256, on a GPU whose wave is 1056 such blocks (an H100 or H200)?
 // BEGIN SOLUTION
-const long long kGridBlocks2to20 = 256;  // 2^20 / (256 threads * 4 floats * kVecUnroll 4)
+const long long kGridBlocksAt1000000 = 245;  // 1,000,000 / (256 threads * 4 floats * kVecUnroll 4), rounded up
 // END SOLUTION
-// STARTER: const long long kGridBlocks2to20 = -1;  // your prediction
+// STARTER: const long long kGridBlocksAt1000000 = -1;  // your prediction
 
 void run_grid_stride_vec(const float* x, size_t n, float* out, int block, ScratchView s) {
     if (n == 0) return write_zero(out);

@@ -1,5 +1,5 @@
 # 10_tensor_cores: build settings read by the top Makefile (every line optional).
-#   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp
+#   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp, answers.cpp
 #   LIBS           extra link flags
 #   BASELINES      library baselines linked in from common/baselines/
 #   CUDA_FLAGS     extra nvcc flags for this exercise's own .cu files
@@ -11,9 +11,10 @@
 SUPPORT       := sgemm_08.cu
 LIBS          := -lcublas
 BASELINES     := cublas_gemm_bf16
-# Step 4's wgmma and setmaxnreg exist only in architecture-specific machine code for compute
-# capability 9.0 (sm_90a): added to whatever ARCH builds (native, fat or one target). Its kernel
-# body is compiled only there (__CUDA_ARCH_FEAT_SM90_ALL); elsewhere step 4 is skipped.
+# Step 4's wgmma exists only in architecture-specific machine code for compute capability 9.0
+# (sm_90a; its setmaxnreg also in later "a" targets such as sm_100a): added to whatever ARCH
+# builds (native, fat or one target). Its kernel body is compiled only there
+# (__CUDA_ARCH_FEAT_SM90_ALL); elsewhere step 4 is skipped.
 CUDA_FLAGS    := -gencode=arch=compute_90a,code=sm_90a
 SANITIZE_ARGS := --m 67 --n 129 --k 33
 

@@ -96,12 +96,15 @@ static bool aligned_to(const void* p, size_t bytes) { return reinterpret_cast<ui
 // warp-wide: all 32 lanes call them together. Here every warp reads its operands straight from
 // global memory; nothing is shared between warps except through the caches.
 //
-// load_matrix_sync and store_matrix_sync need a 32-byte-aligned pointer and a row pitch (ldm)
-// that is a multiple of 16 bytes, and they read whole 16 x 16 blocks. Where that does not hold
-// (edges of A, B or C, k not a multiple of 16, misaligned operands), the warp goes through a
-// small staging tile in shared memory instead: stage_16x16 copies a block in with zeros
-// outside the matrix, store_16x16_clipped copies a result block out, leaving out what lies
-// outside C.
+// load_matrix_sync(fragment, p, ldm) reads the 16 x 16 block whose element (0, 0) is at p, ldm
+// elements from one row to the next (a row_major fragment) or from one column to the next
+// (col_major): element (r, c) at p[r * ldm + c], or at p[c * ldm + r]. store_matrix_sync writes
+// an accumulator the same way, its layout given as mem_row_major or mem_col_major. Both need a
+// 32-byte-aligned p and an ldm that is a multiple of 16 bytes, and touch whole 16 x 16 blocks.
+// Where that does not hold (edges of A, B or C, k not a multiple of 16, misaligned operands),
+// the warp goes through a small staging tile in shared memory instead: stage_16x16 copies a
+// block in with zeros outside the matrix, store_16x16_clipped copies a result block out,
+// leaving out what lies outside C.
 constexpr int k1WarpsM = 2, k1WarpsN = 4;  // a block: 2 x 4 warps, 32 x 64 elements of C
 constexpr int k1Threads = 32 * k1WarpsM * k1WarpsN;
 
@@ -135,17 +138,16 @@ __global__ void __launch_bounds__(k1Threads) wmma_global(const bf16* __restrict_
     const int col0 = (blockIdx.x * k1WarpsN + warp % k1WarpsN) * 16;
     if (row0 >= M || col0 >= N) return;  // the whole warp leaves: no block-wide barrier follows
     const bool inside = row0 + 16 <= M && col0 + 16 <= N;
-    // TODO(step 1): three fragments: A's (row_major), B's (Bt's rows are B's columns: col_major)
-    //               and the FP32 accumulator, zeroed. Walk K 16 at a time: load both operand
-    //               fragments (from global memory where direct_ab && inside, otherwise through
-    //               this warp's stage_a / stage_b, filled by stage_16x16), then multiply-add.
-    //               The staging tiles are reused every step: which lanes must be done with them,
-    //               and when? (__syncwarp)
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    // TODO(step 1): sum this warp's 16 x 16 tile of C into acc, along K 16 at a time. Operand
+    //               blocks come straight from A and Bt where direct_ab && inside, otherwise
+    //               through stage_a[warp] and stage_b[warp] (stage_16x16). Decide each operand
+    //               fragment's layout, pointer and ldm, and where the lanes must wait for each
+    //               other around the reused staging tiles.
     // BEGIN SOLUTION
     wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> a;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> b;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::fill_fragment(acc, 0.0f);
     for (int k0 = 0; k0 < K; k0 += 16) {
         if (direct_ab && inside) {
             wmma::load_matrix_sync(a, A + (size_t)row0 * K + k0, K);
@@ -161,9 +163,9 @@ __global__ void __launch_bounds__(k1Threads) wmma_global(const bf16* __restrict_
         wmma::mma_sync(acc, a, b, acc);
     }
     // END SOLUTION
-    // TODO(step 1): store the accumulator at (row0, col0): straight into C where direct_c &&
-    //               inside, otherwise into stage_c[warp] and from there with store_16x16_clipped.
-    // BEGIN SOLUTION
+    // STARTER:
+    // Given: the result, straight into C where it may (row-major, pitch N), otherwise through
+    // stage_c[warp], complete before any lane copies it out.
     if (direct_c && inside) {
         wmma::store_matrix_sync(C + (size_t)row0 * N + col0, acc, N, wmma::mem_row_major);
     } else {
@@ -171,7 +173,6 @@ __global__ void __launch_bounds__(k1Threads) wmma_global(const bf16* __restrict_
         __syncwarp();
         store_16x16_clipped(C, M, N, row0, col0, stage_c[warp]);
     }
-    // END SOLUTION
 #endif
 }
 
@@ -187,17 +188,16 @@ void run_wmma_global(const bf16* A, const bf16* Bt, float* C, int m, int n, int 
 // TODO(step 1): predict, then write down: how many of the 256 elements of a 16 x 16 FP32
 //               accumulator fragment does each lane of the warp hold?
 // BEGIN SOLUTION
-const long long kAccumulatorElementsPerLane = 8;  // 256 elements over 32 lanes
+const long long kAccumulatorElementsPerLane = 8;
 // END SOLUTION
 // STARTER: const long long kAccumulatorElementsPerLane = -1;  // your prediction
 
 // ---- Step 2: WMMA from tiles in shared memory --------------------------------------------------
 // As exercise 08 moved from one thread per element to shared tiles and register blocking, here
 // a block of 8 warps stages a 128 x 32 tile of A and one of Bt in shared memory, and each warp
-// computes a 64 x 32 part of the 128 x 128 tile of C: 4 x 2 accumulator fragments, so that each
-// A fragment it loads is used twice and each B fragment four times. The tiles are double
-// buffered as in 08's step 4: while the tensor cores work on one pair, the next pair travels
-// from global memory into registers, and one barrier per tile suffices.
+// computes a 64 x 32 part of the 128 x 128 tile of C, reusing every fragment it loads for
+// several products. The tiles are double buffered as in 08's step 4: the next pair's loads from
+// global memory are in flight while the tensor cores work, with one barrier per tile.
 //
 // A tile row of k2TileK = 32 BF16 is 64 bytes. A fragment load from shared memory compiles to
 // four 4-byte loads per lane (seen on Hopper, sm_90), each instruction reading 16 bytes from
@@ -245,17 +245,18 @@ __global__ void __launch_bounds__(k2Threads) wmma_shared(const bf16* __restrict_
                                                          bool direct_c) {
 #ifdef TC_BF16_TENSOR_CORES
     constexpr int kLd = Tiles2<kPad>::kLd;
-    constexpr int kFragsM = k2WarpTileM / 16, kFragsN = k2WarpTileN / 16;  // 4 x 2 fragments per warp
+    constexpr int kFragsM = k2WarpTileM / 16, kFragsN = k2WarpTileN / 16;  // the warp's accumulators
     __shared__ Tiles2<kPad> t;
     const int warp = threadIdx.x / 32;
     const int wm = warp / (k2TileN / k2WarpTileN), wn = warp % (k2TileN / k2WarpTileN);
     const int m0 = blockIdx.y * k2TileM, n0 = blockIdx.x * k2TileN;
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFragsM][kFragsN];
-    // TODO(step 2): zero acc, then the double-buffered walk along K (fetch_tiles_2 into registers,
-    //               store_tiles_2 into buffer 0 or 1, one __syncthreads per tile, as in 08's step
-    //               4). Per tile, for each 16-deep slice: this warp's 4 A fragments from rows
-    //               wm * 64 ... and 2 B fragments from Bt's rows wn * 32 ... (pitch kLd), then
-    //               the 4 x 2 products. Which fragments does each one reuse?
+    // TODO(step 2): zero acc; walk K one k2TileK-deep tile at a time through t's two buffers
+    //               (fetch_tiles_2 into registers, store_tiles_2 into a buffer), the next tile's
+    //               loads in flight during this one's math, one __syncthreads per tile. Per 16-deep
+    //               slice, this warp's part of C (rows wm * 64..., columns wn * 32...) from
+    //               fragments of t.a and t.b. Which order makes one barrier enough, and how few
+    //               fragment loads can feed all of acc?
     // BEGIN SOLUTION
 #pragma unroll
     for (int i = 0; i < kFragsM; ++i)
@@ -332,13 +333,13 @@ void run_wmma_shared_padded(const bf16* A, const bf16* Bt, float* C, int m, int 
 //               fragment load reads 16 bytes from each of 8 consecutive rows. How many of
 //               those 8 rows start on the same banks?
 // BEGIN SOLUTION
-const long long kBankConflictWaysUnpadded = 4;  // rows 0, 2, 4, 6 (and 1, 3, 5, 7) start 128 bytes apart
+const long long kBankConflictWaysUnpadded = 4;
 // END SOLUTION
 // STARTER: const long long kBankConflictWaysUnpadded = -1;  // your prediction
 
 // ---- Given to steps 3 and 4: operands the copy engines can read --------------------------------
-// cp.async (step 3) copies 16 bytes at a time and the TMA (step 4) describes rows whose pitch is
-// a multiple of 16 bytes; both need 16-byte-aligned addresses. When k is not a multiple of 8 or
+// Step 3 copies with cp.async 16 bytes at a time, and the TMA (step 4) describes rows whose pitch
+// is a multiple of 16 bytes; both need 16-byte-aligned addresses. When k is not a multiple of 8 or
 // an operand is misaligned, the launcher first copies A and Bt into scratch with rows padded to
 // a multiple of 8 elements with zeros (which add nothing to any sum), as libraries do: a few
 // percent of the product's time at large sizes, and only for shapes that need it.
@@ -383,24 +384,24 @@ struct CopyableOperands {
 // Three instructions that WMMA wraps, used directly (PTX; each explained where it is issued):
 //   cp.async.cg.shared.global [dst], [src], 16, n;   copies 16 bytes from global to shared memory
 //       without passing through registers, and without the issuing thread waiting for it; with
-//       n = 0 it reads nothing and writes 16 zero bytes (the edges of A and Bt).
+//       n = 0 it reads nothing and writes 16 zero bytes (the edges of A and Bt). (cp.async copies
+//       4, 8 or 16 bytes; the .cg form, which leaves L1 out, only 16.)
 //   cp.async.commit_group; / cp.async.wait_group N;  close the copies issued so far into a group;
 //       wait until at most N of this thread's groups are still in flight.
 //   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];   four 8 x 8 matrices of
 //       16-bit values from shared memory, each lane giving the address of one 16-byte row (lanes
-//       0-7 the rows of matrix 0, 8-15 of matrix 1, ...), each lane receiving two values of each
-//       matrix: lane l gets row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, exactly the layout
-//       mma.sync wants for its operands.
+//       0-7 the rows of matrix 0, 8-15 of matrix 1, ...), matrix i arriving in register ri, of
+//       which lane l holds row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1.
 //   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32   D = A * B + C for a 16 x 16 piece of
 //       A (4 registers of 2 BF16 per lane), a 16 x 8 piece of B (2 registers), 16 x 8 FP32 C and D
-//       (4 registers).
-// k3Stages tiles are in flight at once: while the tensor cores work on tile t, the copies of
-// tiles t + 1 and t + 2 are on their way.
+//       (4 registers): which register holds what is in the comment above mma_m16n8k16.
+// k3Stages stages of shared memory form a ring: the copies of later tiles travel while the tensor
+// cores work on one.
 //
 // A tile row is k3TileK = 64 BF16 = 128 bytes = 8 chunks of 16 bytes, all 32 banks. ldmatrix
 // reads the same chunk of 8 consecutive rows: stored plainly, all 8 on the same 4 banks. So
 // chunk c of row r is stored at chunk position c ^ (r % 8) (XOR swizzle): the 8 rows' chunks
-// land on 8 different positions. Step 4's TMA stores its tiles in exactly this pattern.
+// land on 8 different positions. (Step 4's TMA can store tiles in swizzled patterns itself.)
 constexpr int k3Threads = 256;
 constexpr int k3TileABytes = k3TileM * k3TileK * 2, k3TileBBytes = k3TileN * k3TileK * 2;
 constexpr int k3StageBytes = k3TileABytes + k3TileBBytes;
@@ -427,7 +428,14 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t addr, uint32_t (&r)[4]) {
                  : "memory");
 }
 
-// d += a * b on a 16 x 8 piece of C (the register layouts are described at store_c_fragment).
+// d += a * b on a 16 x 8 piece of C. Which elements each lane holds (PTX ISA, "Matrix Fragments
+// for mma.m16n8k16" with floating-point types), with g = lane / 4 and q = lane % 4; every
+// register holds two BF16 neighbours along k, the lower k in the lower half:
+//   a[0]: A row g,     k 2q and 2q + 1          a[1]: A row g + 8, k 2q and 2q + 1
+//   a[2]: A row g,     k 2q + 8 and 2q + 9      a[3]: A row g + 8, k 2q + 8 and 2q + 9
+//   b0:   B column g,  k 2q and 2q + 1          b1:   B column g,  k 2q + 8 and 2q + 9
+//   d:    C rows g and g + 8, columns 2q and 2q + 1 (as store_c_fragment writes them)
+// (Column g of B is row g of Bt: there b0 and b1 are two neighbours along a row, as for A.)
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
@@ -436,14 +444,15 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
 }
 
 // Issues this thread's copies of the tiles of A (rows m0...) and Bt (rows n0...) at column k0
-// into the stage at shared address `stage` (A's tile, then Bt's). Chunk e (8 per row, numbered
-// row by row) is thread e % k3Threads's; chunks outside the operands are zero-filled.
+// into the stage at shared address `stage` (A's tile, then Bt's, k3TileABytes further); chunks
+// outside the operands are zero-filled.
 __device__ __forceinline__ void load_stage_3(uint32_t stage, const bf16* A, const bf16* Bt, int M, int N, int K,
                                              int m0, int n0, int k0) {
-    // TODO(step 3): for each of this thread's chunks (k3ChunksPerThread of each tile), one
-    //               cp_async_16 to its swizzled place. K is a multiple of 8 here, so a chunk is
-    //               either wholly inside or wholly outside; for one outside, pass any valid
-    //               address (A itself): nothing is read from it.
+    // TODO(step 3): every 16-byte chunk of both tiles copied once, by one cp_async_16 to its
+    //               swizzled() place, k3ChunksPerThread chunks of each tile per thread. K is a
+    //               multiple of 8 here: a chunk lies wholly inside or wholly outside (then pass A
+    //               as the source: nothing is read). Which chunks does thread t take, so that a
+    //               warp's 32 copies read whole 128-byte rows of A and Bt?
     // BEGIN SOLUTION
 #pragma unroll
     for (int i = 0; i < k3ChunksPerThread; ++i) {
@@ -457,14 +466,14 @@ __device__ __forceinline__ void load_stage_3(uint32_t stage, const bf16* A, cons
 
 // One warp's share of one stage: its 64 x 32 part of the tile of C, acc[i][j] the m16n8 piece
 // at rows 16 i, columns 8 j of that part.
-constexpr int k3FragsM = k3WarpTileM / kMmaM, k3FragsN = k3WarpTileN / kMmaN;  // 4 x 4
+constexpr int k3FragsM = k3WarpTileM / kMmaM, k3FragsN = k3WarpTileN / kMmaN;
 __device__ __forceinline__ void mma_stage_3(uint32_t stage, int wm, int wn, float (&acc)[k3FragsM][k3FragsN][4]) {
     const int lane = threadIdx.x % 32;
-    // TODO(step 3): for each 16-deep slice (chunks 2 s and 2 s + 1 of every row): the 4 A pieces
-    //               (16 x 16, one ldmatrix_x4 each) and the 4 B pieces (8 x 16; one ldmatrix_x4
-    //               reads two of them), then the 4 x 4 mma_m16n8k16. Which row and chunk must
-    //               each lane address so that the four 8 x 8 matrices arrive as the registers
-    //               mma.sync expects? (README, step 3; swizzled() gives the address.)
+    // TODO(step 3): per 16-deep slice s (chunks 2 s and 2 s + 1 of every row): this warp's 16 x 16
+    //               pieces of A and 16 x 8 pieces of B through ldmatrix_x4, then acc's products
+    //               with mma_m16n8k16. Which row and chunk must each lane address so that the
+    //               8 x 8 matrices land in the registers the comment above mma_m16n8k16 gives?
+    //               (swizzled() turns a row and a chunk into the address.)
     // BEGIN SOLUTION
 #pragma unroll 1
     for (int s = 0; s < k3TileK / kMmaK; ++s) {
@@ -497,11 +506,10 @@ __global__ void __launch_bounds__(k3Threads, 2) mma_pipeline(const bf16* __restr
     const int m0 = tile_m * k3TileM, n0 = tile_n * k3TileN;
     float acc[k3FragsM][k3FragsN][4] = {};
     const int tiles = (K + k3TileK - 1) / k3TileK;
-    // TODO(step 3): the pipeline. First start tiles 0 ... k3Stages - 2 (one commit per tile, even
-    //               when there is no such tile: the group count must stay in step). Then per tile
-    //               t: wait until its copies have landed, one __syncthreads, start tile
-    //               t + k3Stages - 1 into the stage that tile t - 1 used, and compute on stage
-    //               t % k3Stages. What does that one barrier guarantee, in both directions?
+    // TODO(step 3): the pipeline: tile t in stage t % k3Stages (load_stage_3, then mma_stage_3),
+    //               later tiles' copies in flight during each tile's math, one __syncthreads per
+    //               tile. Decide: how many tiles start before the loop; which N in cp_async_wait<N>
+    //               guarantees tile t; which tile starts in iteration t, and why its stage is free.
     // BEGIN SOLUTION
 #pragma unroll
     for (int s = 0; s < k3Stages - 1; ++s) {
@@ -518,6 +526,7 @@ __global__ void __launch_bounds__(k3Threads, 2) mma_pipeline(const bf16* __restr
         mma_stage_3(stages + (t % k3Stages) * k3StageBytes, wm, wn, acc);
     }
     // END SOLUTION
+    // STARTER:
 #pragma unroll
     for (int i = 0; i < k3FragsM; ++i)
 #pragma unroll
@@ -545,17 +554,16 @@ void run_mma_pipeline(const bf16* A, const bf16* Bt, float* C, int m, int n, int
 // TODO(step 3): predict, then write down: how many mma.sync.m16n8k16 does one warp issue for one
 //               k3TileK-deep tile (its 64 x 32 part of C)?
 // BEGIN SOLUTION
-const long long kMmaSyncPerWarpPerTile = (64 / 16) * (32 / 8) * (64 / 16);  // 64
+const long long kMmaSyncPerWarpPerTile = 64;
 // END SOLUTION
 // STARTER: const long long kMmaSyncPerWarpPerTile = -1;  // your prediction
 
 // ---- Step 4: Hopper: wgmma fed by the Tensor Memory Accelerator (sm_90a) ------------------------
 // Two Hopper units take over what the threads did in step 3:
 // - The Tensor Memory Accelerator (TMA) copies a whole 2D tile from global to shared memory on
-//   ONE thread's request (the copy names shared::cluster memory: a block launched without a
-//   cluster is a cluster of one, and its own shared memory is the cluster's), zero-filling what lies outside the matrix and storing it with the
-//   128-byte swizzle of step 3. It is told the matrix's shape once, by a tensor map built on the
-//   host (make_tensor_map below), and reports completion on an mbarrier: a barrier in shared
+//   ONE thread's request, zero-filling what lies outside the matrix and, if asked, storing it
+//   swizzled as step 3 did by hand. It is told the matrix's shape once, by a tensor map built on
+//   the host (make_tensor_map below), and reports completion on an mbarrier: a barrier in shared
 //   memory that counts arrivals and, here, bytes.
 // - wgmma (warpgroup MMA): four warps (a warpgroup, 128 threads) issue one instruction together
 //   for a 64 x N x 16 product, N up to 256, reading A and B straight from shared memory through
@@ -563,48 +571,41 @@ const long long kMmaSyncPerWarpPerTile = (64 / 16) * (32 / 8) * (64 / 16);  // 6
 //   as a group, then waited for. mma.sync cannot feed Hopper's tensor cores fast enough; wgmma can.
 // The block is specialised: warpgroup 0 is the producer (one of its threads issues the copies),
 // warpgroups 1 and 2 are consumers (64 rows of the 128 x 256 tile of C each). They hand the
-// k4Stages stages back and forth with two mbarriers per stage:
-//   full[s]:  the producer arrives once, announcing how many bytes the TMA will deliver; the
-//             phase completes when those bytes have landed. Consumers wait on it.
-//   empty[s]: each of the 8 consumer warps arrives when its wgmmas on stage s are finished; the
-//             producer waits on it before refilling stage s.
-// An mbarrier's phases alternate parity 0, 1, 0, ...: the k-th use of a stage (k = t / k4Stages
-// for tile t) waits for parity k % 2. A fresh barrier counts as having just completed a phase of
-// parity 1, so the producer's first wait on empty[s] (parity (k % 2) ^ 1 = 1) passes at once.
+// k4Stages stages back and forth with two mbarriers per stage: full[s] (stage s holds its
+// tiles: the consumers may read them) and empty[s] (the consumers are done with stage s: the
+// producer may overwrite it).
+// An mbarrier counts phases 0, 1, 2, ... from mbarrier_init. A phase completes once the arrivals
+// it was initialised with, and every byte announced to it (expect_bytes), are in; the next phase
+// begins at once. wait_barrier(bar, p) waits for a phase of parity p (0 even, 1 odd) to complete:
+// p names either the current phase, and then it waits, or the phase just before the current
+// one, and then it returns at once (PTX ISA, mbarrier.try_wait.parity).
 constexpr int k4Consumers = 2;                         // warpgroups that multiply
 constexpr int k4Threads = 128 * (1 + k4Consumers);     // and one that loads
-constexpr int k4TileABytes = k4TileM * k4TileK * 2;    // 16 KB
-constexpr int k4TileBBytes = k4TileN * k4TileK * 2;    // 32 KB
 static_assert(k4TileM == 64 * k4Consumers && k4TileK * 2 == 128, "64 rows per consumer; rows of 128 bytes");
-static_assert(k4TileABytes % 1024 == 0 && k4TileBBytes % 1024 == 0, "every tile starts 1024-byte aligned");
 
 struct Step4Shared {
-    bf16 a[k4Stages][k4TileM * k4TileK];  // each 1024-byte aligned: the swizzle pattern repeats every 1024 bytes
+    bf16 a[k4Stages][k4TileM * k4TileK];  // each tile 1024-byte aligned (see wgmma_descriptor)
     bf16 b[k4Stages][k4TileN * k4TileK];
     uint64_t full[k4Stages];
     uint64_t empty[k4Stages];
 };
+static_assert(sizeof(Step4Shared::a[0]) % 1024 == 0 && sizeof(Step4Shared::b[0]) % 1024 == 0,
+              "every tile starts 1024-byte aligned");
 
-// The 64-bit descriptor wgmma reads an operand tile through: a K-major tile whose rows are 128
-// bytes (64 BF16), stored by the TMA with the 128-byte swizzle, starting at `tile` (1024-byte
-// aligned). Fields (PTX ISA, "matrix descriptor"): bits 0-13 start address / 16; 16-29 leading
-// byte offset / 16; 32-45 stride byte offset / 16; 49-51 base offset; 62-63 swizzle mode.
+// The descriptor wgmma reads an operand tile through: a K-major tile of rows of k4TileK BF16,
+// one after another, as the TMA stored it (make_tensor_map), starting at `tile`.
 __device__ __forceinline__ uint64_t smem_descriptor(const bf16* tile) {
-    // TODO(step 4): the start address (its shared-memory address, __cvta_generic_to_shared);
-    //               leading byte offset 1 (unused: a 16-deep slice never leaves its 128-byte row);
-    //               stride byte offset: from one group of 8 rows to the next; base offset 0;
-    //               swizzle mode 1 (128 bytes). Each byte offset is stored divided by 16.
+    // TODO(step 4): the tile's wgmma_descriptor (tensor_cores.h): where it starts, how far apart
+    //               its groups of 8 rows lie, and the swizzle the TMA stored it with.
     // BEGIN SOLUTION
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(tile);
-    return (uint64_t)((addr & 0x3FFFF) >> 4)  // start address
-           | (uint64_t)1 << 16                // leading byte offset (unused here)
-           | (uint64_t)(8 * 128 >> 4) << 32   // stride byte offset: 8 rows of 128 bytes
-           | (uint64_t)1 << 62;               // 128-byte swizzle
+    return wgmma_descriptor((uint32_t)__cvta_generic_to_shared(tile), 16, 8 * k4TileK * (uint32_t)sizeof(bf16),
+                            WgmmaSwizzle::bytes128);
     // END SOLUTION
     // STARTER: return 0;
 }
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg: sm_90a machine code only
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma exists in sm_90a machine code only (setmaxnreg also
+                                        // in later "a" targets, sm_100a on; this kernel needs both)
 // wgmma.fence: the accumulator registers are ready to be read by the next wgmma (needed before
 // the first wgmma and whenever other instructions touched them).
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -669,9 +670,28 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
         : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 
+// The mbarrier and TMA calls of this step with their fixed arguments filled in (PTX ISA:
+// mbarrier, cp.async.bulk.tensor; libcu++'s cuda::ptx wrappers).
+// Waits until a phase of parity `parity` of bar has completed (the rule above the kernel).
 __device__ __forceinline__ void wait_barrier(uint64_t* bar, uint32_t parity) {
     while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
     }
+}
+// Arrives once on bar, with release semantics: what this thread did before is visible to a
+// thread whose wait returns on the phase this arrival helps complete.
+__device__ __forceinline__ void arrive(uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }
+// Arrives once on bar and adds `bytes` to what its current phase waits for.
+__device__ __forceinline__ void expect_bytes(uint64_t* bar, uint32_t bytes) {
+    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                               bar, bytes);
+}
+// Starts a TMA copy of the box of `map` whose first element has coordinates (c0, c1), in the
+// map's dimension order (dimension 0 first), to dst. It writes the whole box, zeros outside the
+// matrix included, and counts the bytes it wrote off bar's current phase. (The copy names
+// shared::cluster memory: a block launched without a cluster is a cluster of one.)
+__device__ __forceinline__ void tma_load_tile(void* dst, const CUtensorMap* map, int c0, int c1, uint64_t* bar) {
+    const int32_t at[2] = {c0, c1};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, at, bar);
 }
 #endif
 
@@ -688,37 +708,37 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
     const int m0 = tile_m * k4TileM, n0 = tile_n * k4TileN;
     const int tiles = (K + k4TileK - 1) / k4TileK;
     if (threadIdx.x == 0) {
+        // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
+        //               with the arrivals that complete one phase of each in your protocol.
+        // BEGIN SOLUTION
         for (int s = 0; s < k4Stages; ++s) {
             cuda::ptx::mbarrier_init(&sh.full[s], 1);                  // the producer's one arrival
             cuda::ptx::mbarrier_init(&sh.empty[s], 4 * k4Consumers);  // one per consumer warp
         }
+        // END SOLUTION
+        // STARTER:
         // The barriers' initial state must be visible to the TMA unit, not only to the threads.
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
     __syncthreads();
 
     if (warpgroup == 0) {
-        // The producer needs few registers: give them to the consumers (setmaxnreg; the kernel
-        // starts with 65536 / 384 = 170 per thread, here 40 for the producer, 232 for consumers).
+        // The producer needs few registers: give them to the consumers (setmaxnreg, in steps of
+        // 8). The kernel starts with at most 168 per thread (65536 / 384 = 170.7, and registers
+        // are allocated 8 per thread at a time): 40 + 2 x 232 adds up to 3 x 168.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
-            // TODO(step 4): for each tile t along K: wait until stage t % k4Stages is empty (the
-            //               parity rule above), announce on its full barrier the bytes to expect
-            //               (cuda::ptx::mbarrier_arrive_expect_tx), then start two TMA copies
-            //               (cuda::ptx::cp_async_bulk_tensor): A's tile at coordinates {k, m0} and
-            //               Bt's at {k, n0}, innermost first, both completing on that barrier.
+            // TODO(step 4): for each tile t along K, in stage t % k4Stages: wait until the stage
+            //               may be overwritten, announce on its full barrier the bytes the TMA
+            //               will write (expect_bytes), and copy A's and Bt's tiles there
+            //               (tma_load_tile). Which parity does each wait ask for?
             // BEGIN SOLUTION
             for (int t = 0; t < tiles; ++t) {
                 const int s = t % k4Stages;
                 wait_barrier(&sh.empty[s], ((t / k4Stages) & 1) ^ 1);
-                (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                                           cuda::ptx::space_shared, &sh.full[s],
-                                                           k4TileABytes + k4TileBBytes);
-                const int32_t at_a[2] = {t * k4TileK, m0}, at_b[2] = {t * k4TileK, n0};
-                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, sh.a[s], &map_a,
-                                                at_a, &sh.full[s]);
-                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, sh.b[s], &map_b,
-                                                at_b, &sh.full[s]);
+                expect_bytes(&sh.full[s], sizeof(sh.a[s]) + sizeof(sh.b[s]));
+                tma_load_tile(sh.a[s], &map_a, t * k4TileK, m0, &sh.full[s]);
+                tma_load_tile(sh.b[s], &map_b, t * k4TileK, n0, &sh.full[s]);
             }
             // END SOLUTION
         }
@@ -728,12 +748,12 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-        // TODO(step 4): for each tile t: wait until its stage is full; descriptors of this
-        //               consumer's 64 rows of A's tile and of Bt's whole tile; wgmma_fence, four
-        //               wgmma_m64n256k16 (the k-th 16-deep slice starts 32 bytes further along
-        //               each row: add 32 / 16 to a descriptor per slice), commit, wait for them;
-        //               then lane 0 of each warp arrives on the stage's empty barrier. Where does
-        //               wgmma_fence_operands belong?
+        // TODO(step 4): for each tile t: wait until its stage is full; multiply this consumer's
+        //               64 rows of A's tile by all of Bt's, one wgmma_m64n256k16 per 16-deep slice
+        //               (where does slice kk start?), committed as a group and waited for; then
+        //               release the stage on its empty barrier, as many arrivals as you initialised
+        //               it with. Where do wgmma_fence and wgmma_fence_operands go, and how many
+        //               groups may still run when the stage is released?
         // BEGIN SOLUTION
         for (int t = 0; t < tiles; ++t) {
             const int s = t % k4Stages;
@@ -748,9 +768,10 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
             wgmma_wait<0>();
             wgmma_fence_operands(d);
             __syncwarp();
-            if (threadIdx.x % 32 == 0) (void)cuda::ptx::mbarrier_arrive(&sh.empty[s]);
+            if (threadIdx.x % 32 == 0) arrive(&sh.empty[s]);
         }
         // END SOLUTION
+        // STARTER:
         // Given: the results. Warp w of a warpgroup holds rows 16 w ... 16 w + 15 of its 64;
         // d[4 j ... 4 j + 3] is the m16n8 fragment (store_c_fragment) at columns 8 j ... 8 j + 7.
         const int row0 = m0 + consumer * 64 + (threadIdx.x % 128) / 32 * 16;
@@ -806,30 +827,50 @@ bool wgmma_code_loaded() {
     return fn;
 }
 
-// A tensor map for a rows x k row-major BF16 matrix (k a multiple of 8, 16-byte aligned), read in
-// boxes of box_rows x k4TileK.
-static CUtensorMap make_tensor_map(const bf16* M, int rows, int k, int box_rows) {
+// Given: a tensor map of a 2D BF16 matrix in global memory (CUDA driver API,
+// cuTensorMapEncodeTiled). Dimension 0 is the one whose elements are adjacent in memory:
+//   extent0, extent1   the matrix's size along dimensions 0 and 1, in elements
+//   pitch_bytes        from one element to the next along dimension 1 (a multiple of 16)
+//   box0, box1         the box one copy fetches, in elements: each at most 256, box0 * 2 bytes
+//                      a multiple of 16 and, with a swizzle of R bytes, at most R
+//   swizzle            how the box's 16-byte chunks are laid out in shared memory: as in global
+//                      memory (CU_TENSOR_MAP_SWIZZLE_NONE) or swizzled in rows of 32, 64 or 128
+//                      bytes (CU_TENSOR_MAP_SWIZZLE_32B, _64B, _128B)
+// Fixed here: elements are BF16, read one after another (element strides 1), no interleaving,
+// L2 fetches of 256 bytes, and zeros for what lies outside the matrix.
+[[maybe_unused]] static CUtensorMap encode_bf16_tensor_map(const bf16* base, uint64_t extent0, uint64_t extent1,
+                                                            uint64_t pitch_bytes, uint32_t box0, uint32_t box1,
+                                                            CUtensorMapSwizzle swizzle) {
     CUtensorMap map{};
-    // TODO(step 4): describe M to the TMA: its extent per dimension, innermost (k) first; the
-    //               byte stride from one row to the next; the box one copy fetches (k4TileK
-    //               along k, box_rows rows); element steps of 1; then encode_tiled() with BF16,
-    //               no interleave, CU_TENSOR_MAP_SWIZZLE_128B, L2 promotion of 256 bytes and
-    //               zeros outside (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE). Check the result.
-    // BEGIN SOLUTION
-    const cuuint64_t extent[2] = {(cuuint64_t)k, (cuuint64_t)rows};
-    const cuuint64_t row_stride[1] = {(cuuint64_t)k * sizeof(bf16)};
-    const cuuint32_t box[2] = {(cuuint32_t)k4TileK, (cuuint32_t)box_rows};
+    const cuuint64_t extent[2] = {extent0, extent1};
+    const cuuint64_t pitch[1] = {pitch_bytes};
+    const cuuint32_t box[2] = {box0, box1};
     const cuuint32_t element_steps[2] = {1, 1};
-    const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(M), extent,
-                                      row_stride, box, element_steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), extent, pitch,
+                                      box, element_steps, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
-        std::fprintf(stderr, "run_wgmma_tma: cuTensorMapEncodeTiled failed (CUresult %d) for %d x %d\n", (int)r, rows, k);
+        std::fprintf(stderr,
+                     "run_wgmma_tma: cuTensorMapEncodeTiled failed (CUresult %d): extents %llu x %llu, pitch %llu "
+                     "bytes, box %u x %u, swizzle %d\n",
+                     (int)r, (unsigned long long)extent0, (unsigned long long)extent1, (unsigned long long)pitch_bytes,
+                     box0, box1, (int)swizzle);
         std::exit(1);
     }
-    // END SOLUTION
     return map;
+}
+
+// A tensor map for a rows x k row-major BF16 matrix (k a multiple of 8, 16-byte aligned), from
+// which one copy fetches one stage's tile of box_rows rows.
+static CUtensorMap make_tensor_map(const bf16* M, int rows, int k, int box_rows) {
+    // TODO(step 4): describe M to the TMA with encode_bf16_tensor_map: its extents, its pitch,
+    //               the box one copy fetches, and the swizzle smem_descriptor expects. Which of
+    //               M's dimensions is dimension 0?
+    // BEGIN SOLUTION
+    return encode_bf16_tensor_map(M, (uint64_t)k, (uint64_t)rows, (uint64_t)k * sizeof(bf16), k4TileK,
+                                  (uint32_t)box_rows, CU_TENSOR_MAP_SWIZZLE_128B);
+    // END SOLUTION
+    // STARTER: return CUtensorMap{};
 }
 
 void run_wgmma_tma(const bf16* A, const bf16* Bt, float* C, int m, int n, int k) {

@@ -66,6 +66,26 @@ void run_wgmma_tma(const bf16* A, const bf16* Bt, float* C, int m, int n, int k)
 // (built for sm_90a and running on compute capability 9.0). Given in starter.cu.
 bool wgmma_code_loaded();
 
+// Given to step 4: a wgmma matrix descriptor, packed (PTX ISA, "Matrix Descriptor Format" of the
+// asynchronous warpgroup-level matrix instructions). wgmma reads an operand tile in shared memory
+// as core matrices of 8 rows x 16 bytes; the descriptor says where the tile starts and how they lie:
+//   start          the tile's address in the shared window (__cvta_generic_to_shared(pointer))
+//   leading_bytes  from one core matrix to the next along k; in a K-major swizzled tile one
+//                  wgmma's 16 elements along k stay within a swizzled row, so it is unused (pass 16)
+//   stride_bytes   from one group of 8 rows to the next along m (A) or n (B)
+//   swizzle        the pattern the tile's 16-byte chunks were stored in. A swizzle of R bytes XORs
+//                  the chunk bits of each address wgmma forms with its row bits, repeating every
+//                  8 x R bytes: the tile starts aligned to that, and a start further along the
+//                  first row (a later slice along k) stays in step with the pattern.
+// Fields: bits 0-13 start / 16, 16-29 leading_bytes / 16, 32-45 stride_bytes / 16, 49-51 base
+// offset (0: the tile is aligned to its pattern), 62-63 the swizzle mode.
+enum class WgmmaSwizzle : uint64_t { none = 0, bytes128 = 1, bytes64 = 2, bytes32 = 3 };
+__host__ __device__ constexpr uint64_t wgmma_descriptor(uint32_t start, uint32_t leading_bytes, uint32_t stride_bytes,
+                                                        WgmmaSwizzle swizzle) {
+    return (uint64_t)((start & 0x3FFFF) >> 4) | (uint64_t)((leading_bytes >> 4) & 0x3FFF) << 16 |
+           (uint64_t)((stride_bytes >> 4) & 0x3FFF) << 32 | (uint64_t)swizzle << 62;
+}
+
 // The library reference is CublasGemmBf16 (common/baselines/cublas_gemm_bf16.h), same contract.
 
 // ---- Predictions (predict on paper, write them in starter.cu; the tests check them) ----------
@@ -134,7 +154,8 @@ inline std::string unsupported_reason(const Requirement& r, const DeviceFacts& d
 
 // ---- BF16 on the host -----------------------------------------------------------------------
 // BF16 keeps float's 8 exponent bits and 7 of its 23 mantissa bits: 8 significant bits, so a
-// float rounds to BF16 with a relative error of at most 2^-9 (round to nearest even).
+// float rounds to BF16 (to nearest, ties to even) with a relative error of at most 2^-8, half a
+// unit in the 8th significant bit.
 inline std::vector<bf16> to_bf16(const std::vector<float>& x) {
     std::vector<bf16> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) y[i] = __float2bfloat16(x[i]);

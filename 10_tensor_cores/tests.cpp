@@ -309,39 +309,27 @@ STEP_CASES(kSteps, "a C of more than 2^31 elements, and an A and a Bt of more (l
     expect_huge(step);
 });
 
-// ---- predictions --------------------------------------------------------------------------------
+// ---- predictions (answers.cpp derives them) -----------------------------------------------------
 STEP_HOST_CASE(kSteps, "wmma_global", "prediction: accumulator elements per lane") {
-    const long long elements = 16 * 16, lanes = 32;  // a 16 x 16 fragment spread over one warp
-    check_prediction("kAccumulatorElementsPerLane", kAccumulatorElementsPerLane, (double)(elements / lanes),
-                     "a fragment belongs to the whole warp: every lane holds an equal share of it");
-}
-
-// Shared memory: 32 banks of 4 bytes, so 128 bytes per row of banks; ldmatrix reads 8 rows of
-// 16 bytes (4 banks each). Rows that start the same number of bytes past a multiple of 128 use
-// the same 4 banks: the most such rows among 8 consecutive ones is the n of the n-way conflict.
-long long conflict_ways(int row_bytes) {
-    int count[8] = {};
-    long long worst = 0;
-    for (int r = 0; r < 8; ++r) worst = std::max<long long>(worst, ++count[(r * row_bytes / 16) % 8]);
-    return worst;
+    check_prediction("kAccumulatorElementsPerLane", kAccumulatorElementsPerLane,
+                     "a fragment belongs to the whole warp: how is it shared among the lanes?");
 }
 STEP_HOST_CASE(kSteps, "wmma_shared", "prediction: bank conflict ways of unpadded rows") {
     check_prediction("kBankConflictWaysUnpadded", kBankConflictWaysUnpadded,
-                     (double)conflict_ways(k2TileK * (int)sizeof(bf16)),
-                     "which of 8 rows, 64 bytes apart, start at the same place in a 128-byte row of banks");
+                     "where in a 128-byte row of banks each of 8 rows, 64 bytes apart, starts");
 }
+// The most of 8 consecutive rows, row_bytes apart, that start on the same banks (answers.cpp).
+long long conflict_ways(int row_bytes);
 STEP_HOST_CASE(kSteps, "wmma_shared", "the header's padding removes every conflict") {
     CHECK(conflict_ways((k2TileK + k2TilePad) * (int)sizeof(bf16)) == 1);
     CHECK((k2TileK + k2TilePad) * sizeof(bf16) % 16 == 0);  // rows stay 16-byte aligned
 }
 STEP_HOST_CASE(kSteps, "mma_pipeline", "prediction: mma.sync per warp per tile") {
-    const long long pieces_of_c = (k3WarpTileM / kMmaM) * (k3WarpTileN / kMmaN);  // m16n8 accumulators
-    check_prediction("kMmaSyncPerWarpPerTile", kMmaSyncPerWarpPerTile, (double)(pieces_of_c * (k3TileK / kMmaK)),
+    check_prediction("kMmaSyncPerWarpPerTile", kMmaSyncPerWarpPerTile,
                      "one instruction per 16 x 8 piece of the warp's C and per 16-deep slice of the tile");
 }
 STEP_HOST_CASE(kSteps, "wgmma_tma", "prediction: bytes the TMA writes per stage") {
-    const long long rows = k4TileM + k4TileN;  // A's tile and Bt's tile, each k4TileK wide
-    check_prediction("kTmaBytesPerStage", kTmaBytesPerStage, (double)(rows * k4TileK * (long long)sizeof(bf16)),
+    check_prediction("kTmaBytesPerStage", kTmaBytesPerStage,
                      "one stage holds a tile of A and a tile of Bt, every element 2 bytes");
 }
 
@@ -374,6 +362,26 @@ TEST_CASE("host: BF16 keeps 8 significant bits, rounding to nearest even") {
     CHECK(__bfloat162float(__float2bfloat16(1.0f + 0x1.8p-8f)) == 1.0f + 0x1p-7f);
     CHECK(__bfloat162float(__float2bfloat16(256.0f)) == 256.0f);                  // whole numbers up to 256
     CHECK(__bfloat162float(__float2bfloat16(257.0f)) == 256.0f);
+    // Just below a tie the error nears half a unit in the 8th bit: 2^-8 relative, beyond 2^-9.
+    const float x = 1.0f + 0x1p-8f - 0x1p-20f;
+    const float error = std::fabs(__bfloat162float(__float2bfloat16(x)) - x) / x;
+    CHECK(error > 0x1p-9f);
+    CHECK(error <= 0x1p-8f);
+}
+
+// The given descriptor packer against the field layout of the PTX ISA (values that no step uses).
+TEST_CASE("host: wgmma_descriptor packs each field where the PTX ISA puts it") {
+    CHECK(wgmma_descriptor(0, 0, 0, WgmmaSwizzle::none) == 0);
+    CHECK(wgmma_descriptor(0x2A30, 0, 0, WgmmaSwizzle::none) == 0x2A3);              // bits 0-13: address / 16
+    CHECK(wgmma_descriptor(0x42A30, 0, 0, WgmmaSwizzle::none) == 0x2A3);             // 18-bit shared window
+    CHECK(wgmma_descriptor(0, 48, 0, WgmmaSwizzle::none) == 3ull << 16);             // bits 16-29: leading / 16
+    CHECK(wgmma_descriptor(0, 0, 2048, WgmmaSwizzle::none) == 128ull << 32);         // bits 32-45: stride / 16
+    CHECK(wgmma_descriptor(0, 0, 0, WgmmaSwizzle::bytes32) == 3ull << 62);           // bits 62-63: the mode
+    CHECK(wgmma_descriptor(0, 0, 0, WgmmaSwizzle::bytes64) == 2ull << 62);
+    CHECK(wgmma_descriptor(0x10, 32, 512, WgmmaSwizzle::bytes64) == (1 | 2ull << 16 | 32ull << 32 | 2ull << 62));
+    // Moving the start 32 bytes along a row adds 2 to the descriptor, and touches no other field.
+    CHECK(wgmma_descriptor(0x3000 + 32, 16, 256, WgmmaSwizzle::bytes32) ==
+          wgmma_descriptor(0x3000, 16, 256, WgmmaSwizzle::bytes32) + 2);
 }
 
 TEST_CASE("host: the BF16 tolerance grows with k and the magnitudes, and catches a missing product") {

@@ -1,5 +1,5 @@
 # 11_multi_gpu: build settings read by the top Makefile (every line optional).
-#   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp
+#   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp, answers.cpp
 #   LIBS           extra link flags
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
 #   SANITIZE_SKIP  test cases compute-sanitizer leaves out besides the "(large)" ones

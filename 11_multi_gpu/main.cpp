@@ -11,6 +11,9 @@
 
 namespace {
 
+constexpr size_t kMeshMostBytes = (size_t)256 << 20;  // step 5's staging per rank, at the most
+constexpr int kCallsPerRun = 20;  // all-reduces per timing, back to back (nccl-tests' iterations)
+
 struct Settings {
     int gpus = 1, ranks = 1;
     size_t n = 0;       // floats per rank
@@ -236,17 +239,21 @@ NcclSet make_nccl(const Team& team) {
 int measure_allreduce(const Program& p, const Settings& set, const std::vector<size_t>& sizes, bool summary,
                       std::vector<RowResult>& all) {
     CUDA_CHECK(cudaSetDevice(0));  // the tables time on the current device: rank 0's
-    const auto* ring_step = step_of<RingFn>();
-    const auto* nccl_step = step_of<NcclFn>();
-    const bool want_ring = p.selected(ring_step->name), want_nccl = p.selected(nccl_step->name);
+    const auto *ring_step = step_of<RingFn>(), *nccl_step = step_of<NcclFn>(), *direct_step = step_of<DirectFn>();
+    const bool want_ring = p.selected(ring_step->name), want_nccl = p.selected(nccl_step->name),
+               want_direct = p.selected(direct_step->name);
     const RingFn ring = std::get<RingFn>(ring_step->run);
     const NcclFn nccl = std::get<NcclFn>(nccl_step->run);
-    std::printf("== Steps 3 and 4: the all-reduce, by hand and by NCCL ==\n\n");
+    const DirectFn direct = std::get<DirectFn>(direct_step->run);
+    std::printf("== Steps 3 to 5: the all-reduce, by a ring, by NCCL, by one kernel per GPU ==\n\n");
     Team team(set.ranks, first_devices(set.gpus)), copies(set.ranks, first_devices(set.gpus), Reach::copies);
     const int R = team.size();
     NcclSet comms;
     if (want_nccl) comms = make_nccl(team);
     const size_t most = *std::max_element(sizes.begin(), sizes.end()) / sizeof(float);
+    std::string no_mesh = why_no_mesh(team);
+    std::unique_ptr<PeerMesh> mesh;
+    if (want_direct && no_mesh.empty()) mesh = std::make_unique<PeerMesh>(team, std::min(4 * most, kMeshMostBytes));
     PerRank<float> send(team, most), recv(team, most), staging(team, (most + R - 1) / R);
     std::vector<float> wanted(most, 0.0f);  // sums of whole numbers: exact in float
     for (int r = 0; r < R; ++r) {
@@ -259,10 +266,12 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
     spec.title = "all-reduce";
     spec.rate = "busbw GB/s";
     spec.baseline_column = "% of NCCL";
+    spec.calls_per_run = kCallsPerRun;
     spec.footer = strf("busbw: nccl-tests' bus bandwidth, size x 2(n - 1)/n per second with n = %d ranks (factor %.3g):\n",
                        R, bus_factor(R)) +
                   "what every rank's link carries, comparable across rank counts. " + team.describe() + ".\n" +
-                  "NCCL: its own choice of algorithm and protocol (NVLink multicast off), and NCCL_ALGO=Ring.";
+                  "NCCL: its own choice of algorithm and protocol (NVLink multicast off), and NCCL_ALGO=Ring.\n" +
+                  strf("Times are per call: %d calls back to back between two events, as nccl-tests times them.", kCallsPerRun);
     Measurements m(spec, set.timing);
     for (size_t bytes : sizes) {
         const size_t count = bytes / sizeof(float);
@@ -289,7 +298,7 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
         auto on = [&job](const Team& t, auto fn) {
             return [&t, &job, fn] {
                 t.begin();
-                fn(t, job);
+                for (int k = 0; k < kCallsPerRun; ++k) fn(t, job);
                 t.end();
             };
         };
@@ -299,6 +308,17 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
             rows.push_back({label(*ring_step), "ring, copies (no peer reads)", on(copies, ring), check,
                             R > 1 ? "" : "one rank: nothing to copy", poison});
         }
+        if (want_direct)
+            for (Shots shots : {Shots::one, Shots::two}) {
+                const bool fits = mesh && bytes <= mesh->capacity();
+                auto run = [direct, &mesh, shots, bytes](const Team& t, const AllReduce& a) {
+                    direct(t, *mesh, a, shots, direct_blocks(bytes, shots));
+                };
+                rows.push_back({label(*direct_step), std::string("direct, ") + shots_name(shots),
+                                fits ? std::function<void()>(on(team, run)) : std::function<void()>(), check,
+                                !no_mesh.empty() ? no_mesh : fits ? "" : "larger than the mesh's staging (" + size_text(kMeshMostBytes) + ")",
+                                poison});
+            }
         if (want_nccl) {
             auto with = [nccl](const std::unique_ptr<NcclComms>& c) {
                 return [nccl, &c](const Team& t, const AllReduce& a) { nccl(t, a, c->get()); };
@@ -326,17 +346,18 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
         auto share = [](const RowResult* a, const RowResult* b) {
             return a && b ? strf("%.0f", 100 * b->ms / a->ms) : std::string("-");
         };
-        Table t({"size per rank", "ring time (us)", "ring algbw", "ring busbw", "copies busbw", "NCCL time (us)",
-                 "NCCL busbw", "NCCL Ring busbw", "ring % of NCCL", "ring % of NCCL Ring"});
+        auto best = [](const RowResult* a, const RowResult* b) { return !a ? b : !b ? a : a->ms <= b->ms ? a : b; };
+        Table t({"size per rank", "ring (us)", "one shot (us)", "two shots (us)", "NCCL (us)", "ring busbw",
+                 "direct busbw", "NCCL busbw", "ring % of NCCL", "direct % of NCCL"});
         for (size_t bytes : sizes) {
             const std::string s = strf("%s per rank", size_text((double)bytes).c_str());
-            const RowResult *ring_r = find(s, "ring"), *copies_r = find(s, "ring, copies (no peer reads)"),
-                            *nccl_r = find(s, "nccl"), *nccl_ring = find(s, "nccl, NCCL_ALGO=Ring");
-            t.row({size_text((double)bytes), us(ring_r), ring_r ? strf("%.1f", bytes / (ring_r->ms * 1e6)) : "-",
-                   bus(ring_r), bus(copies_r), us(nccl_r), bus(nccl_r), bus(nccl_ring), share(ring_r, nccl_r),
-                   share(ring_r, nccl_ring)});
+            const RowResult *ring_r = find(s, "ring"), *one = find(s, "direct, one shot"),
+                            *two = find(s, "direct, two shots"), *nccl_r = find(s, "nccl"), *direct_r = best(one, two);
+            t.row({size_text((double)bytes), us(ring_r), us(one), us(two), us(nccl_r), bus(ring_r), bus(direct_r),
+                   bus(nccl_r), share(ring_r, nccl_r), share(direct_r, nccl_r)});
         }
-        std::printf("\nSummary (GB/s; algbw = size / time, busbw = algbw x %.3g):\n\n", bus_factor(R));
+        std::printf("\nSummary (busbw in GB/s: size / time x %.3g; direct: the faster of one and two shots):\n\n",
+                    bus_factor(R));
         t.print();
     }
     std::printf("\n");
@@ -349,7 +370,7 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
     (void)p;
     const auto& step = *step_of<OverlapFn>();
     const OverlapFn overlapped = std::get<OverlapFn>(step.run);
-    std::printf("== Step 5: overlap ==\n\n");
+    std::printf("== Step %d: overlap ==\n\n", step.number);
     Team compute(set.ranks, first_devices(set.gpus)), comm(set.ranks, first_devices(set.gpus), Reach::peer, true);
     const int R = compute.size();
     const size_t n = set.n, bucket = std::min(set.bucket, std::max<size_t>(n, 1));
@@ -468,12 +489,12 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
 
 int main(int argc, char** argv) {
     Program p(argc, argv,
-              {"one job on several GPUs: links, a split sum, a ring all-reduce against NCCL, overlap",
+              {"one job on several GPUs: links, a split sum, all-reduces against NCCL, overlap",
                "  --gpus K        GPUs to use: 0 .. K-1 (default: every GPU)\n"
                "  --ranks R       ranks (default: one per GPU); more ranks than GPUs share them (virtual ranks)\n"
                "  --n N           floats per rank (default 2^26, 256 MiB; 2^K and 2^K+C work too)\n"
-               "  --bucket B      floats per gradient bucket, step 5 (default 2^22, 16 MiB)\n"
-               "  --work W        multiply-adds per gradient, step 5 (default: as long as the all-reduce)\n",
+               "  --bucket B      floats per gradient bucket, step 6 (default 2^22, 16 MiB)\n"
+               "  --work W        multiply-adds per gradient, step 6 (default: as long as the all-reduce)\n",
                step_names(kSteps), {}, "the all-reduce from 8 B to 1 GiB per rank, and every other table"});
     const int gpus_asked = p.integer("--gpus", 0, 1, kMaxRanks);
     const int ranks_asked = p.integer("--ranks", 0, 1, kMaxRanks);
@@ -481,6 +502,8 @@ int main(int argc, char** argv) {
     const size_t bucket = p.size("--bucket", (size_t)1 << 22, 1, (size_t)1 << 32);
     const int work = p.integer("--work", -1, 0, 10000000);
     p.not_with_bench({"--n", "--bucket", "--work"});
+    p.only_for_kernels("--bucket", {step_of<OverlapFn>()->name});
+    p.only_for_kernels("--work", {step_of<OverlapFn>()->name});
     p.finish();
     if (p.given("--gpus") && p.given("--ranks") && ranks_asked < gpus_asked)
         p.fail("--ranks", strf("must be at least --gpus (%d): every GPU needs a rank", gpus_asked));
@@ -488,6 +511,10 @@ int main(int argc, char** argv) {
     // NVLink multicast (NCCL's NVLS algorithms) stays off unless the environment says otherwise:
     // it can take a shared machine's GPUs out of service (README). Set before NCCL starts.
     setenv("NCCL_NVLS_ENABLE", "0", 0);
+    // The host's share first (inputs and sums of every rank asked for), so that a size too large
+    // for this machine is refused as such, with or without a GPU.
+    const double host_per_rank = 4.0 * (p.bench ? (double)((size_t)1 << 28) : (double)n);
+    require_fits_in_host(p, p.bench ? "--bench" : "--n", host_per_rank * (std::max({ranks_asked, gpus_asked, 1}) + 3));
     require_gpu(p.program().c_str());
     int visible = 0;
     CUDA_CHECK(cudaGetDeviceCount(&visible));
@@ -500,17 +527,19 @@ int main(int argc, char** argv) {
     set.n = n;
     set.bucket = bucket;
     set.work = p.given("--work") ? work : -1;
-    set.timing = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
+    // Each all-reduce timing is 20 calls already: the median of 10 such timings, as the default run.
+    set.timing = BenchConfig{2, 10, true};
     const std::vector<size_t> sweep = {8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20,
                                        256 << 20, (size_t)1 << 30};
     if (p.bench) set.n = (size_t)1 << 26;
-    // Per GPU at the most: the all-reduce's send, recv and staging for every rank it holds (the
-    // bench: 1 GiB each), the split sum's copy of every part on GPU 0. Host: inputs and sums.
-    const double per_rank = 4.0 * (p.bench ? (double)((size_t)1 << 28) : (double)set.n);
+    // Per GPU at the most: the all-reduce's send, recv and staging and step 5's two staging
+    // buffers for every rank it holds (the bench: 1 GiB each, staging up to 256 MiB), the split
+    // sum's copy of every part on GPU 0. Host: inputs and sums.
+    const double per_rank = host_per_rank, mesh = 2.0 * std::min(per_rank, (double)kMeshMostBytes);
     const int ranks_on_0 = (set.ranks + set.gpus - 1) / set.gpus;
     const double machine = 8.0 * set.n * std::max(set.gpus - 1, 2), split = 4.0 * set.n * (set.ranks + ranks_on_0);
     require_memory(p, p.bench ? "--bench" : "--n", per_rank * (set.ranks + 3),
-                   std::max({2.75 * per_rank * ranks_on_0, machine, split}) + (256 << 20));
+                   std::max({(2.75 * per_rank + mesh) * ranks_on_0, machine, split}) + (256 << 20));
 
     int nccl_version = 0;
     NCCL_CHECK(ncclGetVersion(&nccl_version));
@@ -528,7 +557,7 @@ int main(int argc, char** argv) {
     int failures = 0;
     if (p.selected(step_of<ExchangeFn>()->name)) failures += measure_machine(p, set, all);
     if (p.selected(step_of<SplitSumFn>()->name)) failures += measure_split(p, set, all);
-    if (p.selected(step_of<RingFn>()->name) || p.selected(step_of<NcclFn>()->name))
+    if (p.selected(step_of<RingFn>()->name) || p.selected(step_of<NcclFn>()->name) || p.selected(step_of<DirectFn>()->name))
         failures += measure_allreduce(p, set, p.bench ? sweep : std::vector<size_t>{4 * set.n}, p.bench, all);
     if (p.selected(step_of<OverlapFn>()->name)) failures += measure_overlap(p, set, all);
 

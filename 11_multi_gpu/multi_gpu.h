@@ -98,9 +98,10 @@ public:
     std::string describe() const;  // "4 ranks on GPUs 0, 1, 2, 3 (peer access)"
 
     // The caller's side of the rules above. begin(): every rank's stream waits for the work
-    // queued so far on `caller`, a stream of rank 0's device (0: its default stream). end():
-    // `caller` waits for everything queued so far on every rank's stream. Timing with events on
-    // `caller` around begin ... end covers the whole team's work.
+    // queued so far on `caller`. end(): `caller` waits for everything queued so far on every
+    // rank's stream. `caller` is a stream of any device, in the team or not (0: the default
+    // stream of the device current at the call); neither call changes the current device.
+    // Events timed on `caller` around begin ... end cover the whole team's work.
     void begin(cudaStream_t caller = 0) const;
     void end(cudaStream_t caller = 0) const;
     void synchronize() const;  // the host waits for every rank's stream
@@ -115,8 +116,14 @@ private:
     std::vector<Member> members_;
     std::vector<std::vector<char>> readable_;
     Reach reach_;
-    cudaEvent_t begin_event_ = nullptr;  // on rank 0's device
+    // begin()'s event on each device a caller's stream has lived on (an event can only be
+    // recorded on a stream of the device it was created on).
+    mutable std::vector<std::pair<int, cudaEvent_t>> begin_events_;
 };
+
+// The device `stream` belongs to: the current device for 0 (and the other default-stream
+// handles), the device it was created on otherwise.
+int stream_device(cudaStream_t stream);
 
 // count elements of T on each rank's device (host code). poison() and upload() finish before
 // they return (they synchronise the device): no rank's stream can run ahead of them.
@@ -231,11 +238,11 @@ struct AllReduce {
 // The part [begin, end) of the elements that segment k of `parts` covers.
 struct Range {
     size_t begin = 0, end = 0;
-    size_t size() const { return end - begin; }
+    __host__ __device__ size_t size() const { return end - begin; }
 };
 // Segment k of a ring over `parts` ranks: the segments tile [0, count) in order, and their
-// sizes differ by at most one. Any count, 0 included.
-Range ring_segment(size_t count, int parts, int k);
+// sizes differ by at most one. Any count, 0 included. (Step 5's kernels call it too.)
+__host__ __device__ Range ring_segment(size_t count, int parts, int k);
 
 // Given: a pointer rank `reader` may read `bytes` of rank `owner`'s data at `src` through: src
 // itself where Team::can_read allows, otherwise `staging` (on reader's device) after a copy
@@ -266,7 +273,107 @@ private:
     std::vector<ncclComm_t> comms_;
 };
 
-// ---- Step 5: overlap --------------------------------------------------------------------------
+// ---- Step 5: a direct all-reduce, for small messages -------------------------------------------
+// One kernel per GPU does the whole all-reduce: it reads the other GPUs' data itself, over the
+// links (peer access), and the GPUs meet at barriers of flags in each other's memory instead of
+// events and launches per round. One shot: every GPU reads all the data and sums it. Two shots:
+// every rank sums its own segment of all the data (reduce-scatter), then every rank reads every
+// segment (all-gather), both in the one kernel.
+enum class Shots { one, two };
+inline const char* shots_name(Shots s) { return s == Shots::one ? "one shot" : "two shots"; }
+
+constexpr int kMeshBlocks = 64;       // the most blocks a GPU's kernel may use: one barrier each
+constexpr int kMeshPhases = 2;        // barriers per call: entry, and two shots' middle
+constexpr int kMeshRanksPerGpu = 8;   // the most ranks one GPU's kernel works for
+
+// What every GPU's kernel sees of the mesh (a copy in each GPU's memory, made once): the staging
+// buffers of every rank, and the flag words of every GPU of the team.
+struct MeshView {
+    int ranks = 0;                      // n
+    int gpus = 0;                       // the team's distinct devices, in order of their first rank
+    void* staging[2][kMaxRanks] = {};   // [call parity][rank]: room for capacity bytes each
+    unsigned* flags[kMaxRanks] = {};    // [gpu]: the words other GPUs' kernels set in this one's memory
+};
+// Where a GPU's kernel finds the flag that GPU `from` sets for block `block`'s barrier `phase`,
+// in the flag words of any GPU (`words` = MeshView::flags[gpu]).
+__host__ __device__ inline unsigned* flag_word(unsigned* words, int block, int phase, int from) {
+    return words + ((size_t)block * kMeshPhases + phase) * kMaxRanks + from;
+}
+// The ranks whose work one GPU's kernel does (normally one; several with virtual ranks).
+struct LocalRanks {
+    int gpu = 0;                      // this GPU's index in MeshView::flags
+    int count = 0;
+    int rank[kMeshRanksPerGpu] = {};
+    const void* send[kMeshRanksPerGpu] = {};
+    void* recv[kMeshRanksPerGpu] = {};
+};
+
+// Given (team.cu): the memory of the mesh, made once for a team, as NCCL's communicators are:
+// per rank two staging buffers of `capacity` bytes (calls alternate between them), per GPU its
+// flag words (zero to start with), and the MeshView in each GPU's memory. Needs every pair of the
+// team's GPUs to read each other (Team::can_read), and at most kMeshRanksPerGpu ranks per GPU.
+// Not copyable; the team must outlive it.
+class PeerMesh {
+public:
+    PeerMesh(const Team& team, size_t capacity_bytes);
+    ~PeerMesh();
+    PeerMesh(const PeerMesh&) = delete;
+    PeerMesh& operator=(const PeerMesh&) = delete;
+
+    size_t capacity() const { return capacity_; }
+    const MeshView& view() const { return view_; }
+    // The copy of view() in the memory of GPU `gpu` (an index into MeshView::flags): what that
+    // GPU's kernel takes (a pointer, so that a launch passes a few bytes, not the whole view).
+    const MeshView* device_view(int gpu) const { return device_views_.at(gpu); }
+    int gpu_of(int rank) const { return gpu_of_.at(rank); }  // the rank's GPU, an index into flags
+    // The number of this call, counted from 1: every call takes the next one.
+    unsigned next_call() const { return ++calls_; }
+
+private:
+    const Team* team_;
+    size_t capacity_;
+    MeshView view_;
+    std::vector<int> gpu_of_, gpu_device_;
+    std::vector<MeshView*> device_views_;
+    mutable unsigned calls_ = 0;
+};
+// Why a team cannot have a mesh ("" if it can): a pair of its GPUs that cannot read each other,
+// or too many ranks on one GPU.
+std::string why_no_mesh(const Team& team);
+
+// Given: the part of `range` that block `block` of `blocks` takes, cut at multiples of 4 elements
+// from range.begin (so a range that starts 16 bytes aligned gives aligned slices).
+__host__ __device__ inline Range block_slice(Range range, int blocks, int block) {
+    const size_t quads = (range.size() + 3) / 4, per = (quads + blocks - 1) / blocks;
+    const size_t begin = range.begin + 4 * per * (size_t)block;
+    return Range{begin < range.end ? begin : range.end, begin + 4 * per < range.end ? begin + 4 * per : range.end};
+}
+// Given (team.cu): the ranks of each GPU of the mesh, with their buffers of `job`, in the order of
+// MeshView::flags: what each GPU's kernel takes as its argument.
+std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, const AllReduce& job);
+#ifdef __CUDACC__
+// Given: a spinning thread calls this in its loop (`since` starts at 0); after 10 s without the
+// flag it waits for, it says which barrier is stuck and stops the kernel, instead of hanging.
+__device__ inline void stuck_check(unsigned long long& since, int block, int phase, unsigned call) {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (since == 0) since = now;
+    if (now - since > 10000000000ull) {
+        printf("direct_allreduce: block %d waited 10 s at barrier %d of call %u: a GPU never arrived, "
+               "or the flags it waits for are not the ones that were set. Stopping the kernel.\n",
+               block, phase, call);
+        __trap();
+    }
+}
+#endif
+
+// recv[r] = the sum of every rank's send, like ring_allreduce, by one kernel per GPU. count *
+// dtype_size(type) must fit mesh.capacity(); `blocks` (1 .. kMeshBlocks) per GPU.
+void direct_allreduce(const Team& team, const PeerMesh& mesh, const AllReduce& job, Shots shots, int blocks);
+// The blocks a GPU's kernel uses for `bytes` per rank (given: measured on H100s, LECTURE.md).
+int direct_blocks(size_t bytes, Shots shots);
+
+// ---- Step 6: overlap --------------------------------------------------------------------------
 // One training step's gradients: `count` floats per rank, produced by a compute kernel in buckets
 // of `bucket` elements (the last one may be shorter) and summed over the ranks, in place.
 struct GradientJob {
@@ -276,7 +383,8 @@ struct GradientJob {
     size_t bucket = 1;
     int work = 0;                 // multiply-adds per element: how long computing a gradient takes
 };
-// Any all-reduce with the rules above: ring_allreduce, or nccl_allreduce with its communicators.
+// Any all-reduce with the rules above: ring_allreduce, nccl_allreduce with its communicators,
+// direct_allreduce with its mesh.
 using AllReduceFn = std::function<void(const Team&, const AllReduce&)>;
 
 // Given: rank `rank`'s gradients g[begin .. end), computed on `stream` (its device current):
@@ -306,7 +414,7 @@ void serial_step(const Team& compute, const GradientJob& job, const AllReduceFn&
 // compute team: the caller begins and ends on it alone.
 void overlapped_step(const Team& compute, const Team& comm, const GradientJob& job, const AllReduceFn& allreduce);
 
-// ---- Predictions (answers in starter.cu) -----------------------------------------------------
+// ---- Predictions (yours in starter.cu; the working-out in answers.cpp, once they pass) ---------
 // Step 2: split_sum over 4 GPUs and 2^28 floats: bytes that cross from one GPU to another.
 extern const long long kSplitSumBytesBetweenGpus;
 // Step 3: ring_allreduce over 8 ranks: the steps each rank takes one after another (the
@@ -318,7 +426,11 @@ extern const long long kRingBytesPerGpuAt4;
 // Step 4: nccl-tests' bus bandwidth of an all-reduce is its algorithm bandwidth times a factor
 // that depends on the number of ranks: the factor for 8 ranks.
 extern const double kBusFactorAt8;
-// Step 5: 8 buckets; producing one takes 1.0 ms, all-reducing one 0.5 ms, and the two never slow
+// Step 5: direct_allreduce over 4 GPUs of 256 KiB each: the bytes each GPU's kernel reads from
+// the other GPUs' memory, in one shot and in two shots.
+extern const long long kOneShotBytesInAt4;
+extern const long long kTwoShotsBytesInAt4;
+// Step 6: 8 buckets; producing one takes 1.0 ms, all-reducing one 0.5 ms, and the two never slow
 // each other down: how many ms does overlapped_step take?
 extern const double kOverlappedMsFor8Buckets;
 
@@ -329,8 +441,9 @@ using ExchangeFn = void (*)(const Team&, const std::vector<Transfer>&);
 using SplitSumFn = void (*)(const Team&, const SplitSum&);
 using RingFn = void (*)(const Team&, const AllReduce&);
 using NcclFn = void (*)(const Team&, const AllReduce&, const std::vector<ncclComm_t>&);
+using DirectFn = void (*)(const Team&, const PeerMesh&, const AllReduce&, Shots, int);
 using OverlapFn = void (*)(const Team&, const Team&, const GradientJob&, const AllReduceFn&);
-using StepFn = std::variant<ExchangeFn, SplitSumFn, RingFn, NcclFn, OverlapFn>;
+using StepFn = std::variant<ExchangeFn, SplitSumFn, RingFn, NcclFn, DirectFn, OverlapFn>;
 
 struct StepInfo {
     bool gpu_per_rank = false;  // needs a GPU of its own for every rank: no virtual ranks (NCCL)
@@ -340,5 +453,6 @@ inline const Step<StepFn, StepInfo> kSteps[] = {
     {2, "split_sum", split_sum},
     {3, "ring", ring_allreduce},
     {4, "nccl", nccl_allreduce, {true}},
-    {5, "overlap", overlapped_step},
+    {5, "direct", direct_allreduce},
+    {6, "overlap", overlapped_step},
 };

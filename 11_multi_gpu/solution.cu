@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cuda/atomic>
 
 #include "multi_gpu.h"
 
@@ -121,12 +122,12 @@ const long long kRingBytesPerGpuAt4 = 2 * (4 - 1) * (256ll << 20) / 4;
 // STARTER: const long long kRingRoundsAt8 = -1;       // your prediction
 // STARTER: const long long kRingBytesPerGpuAt4 = -1;  // your prediction
 
-Range ring_segment(size_t count, int parts, int k) {
+__host__ __device__ Range ring_segment(size_t count, int parts, int k) {
     // TODO(step 3): segment k of [0, count) cut into `parts` segments, as multi_gpu.h says: in
     //               order, sizes differing by at most one. Which segments get the extra elements?
     // BEGIN SOLUTION
     const size_t base = count / (size_t)parts, extra = count % (size_t)parts, kk = (size_t)k;
-    const size_t begin = kk * base + std::min(kk, extra);
+    const size_t begin = kk * base + (kk < extra ? kk : extra);
     return Range{begin, begin + base + (kk < extra ? 1 : 0)};
     // END SOLUTION
     // STARTER: return Range{};
@@ -155,16 +156,46 @@ __global__ void add_segments(T* out, const T* mine, const T* theirs, size_t n) {
 // Given: queues add_segments for n elements of `type` on `stream` (its device current).
 [[maybe_unused]] static void launch_add(void* out, const void* mine, const void* theirs, size_t n, DType type, cudaStream_t stream) {
     if (n == 0) return;
-    int device = 0, sms = 0;
+    // Eight blocks per SM. The SM count is asked once per device: a call to the runtime per round
+    // costs the host time, and the host's calls are most of a mid-size ring's time (LECTURE.md).
+    static int sms[kMaxRanks] = {};
+    int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const unsigned blocks = (unsigned)std::min<size_t>((n + 255) / 256, (size_t)sms * 8);
+    if (sms[device] == 0) CUDA_CHECK(cudaDeviceGetAttribute(&sms[device], cudaDevAttrMultiProcessorCount, device));
+    const unsigned blocks = (unsigned)std::min<size_t>((n + 255) / 256, (size_t)sms[device] * 8);
     if (type == DType::i32)
         add_segments<<<blocks, 256, 0, stream>>>(static_cast<int*>(out), static_cast<const int*>(mine),
                                                  static_cast<const int*>(theirs), n);
     else
         add_segments<<<blocks, 256, 0, stream>>>(static_cast<float*>(out), static_cast<const float*>(mine),
                                                  static_cast<const float*>(theirs), n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Given: out[i] = in[i] for i < n 4-byte words, several loads in flight per thread.
+__global__ void copy_words(uint32_t* out, const uint32_t* in, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const uint32_t a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+        out[i] = a;
+        out[i + stride] = b;
+        out[i + 2 * stride] = c;
+        out[i + 3 * stride] = d;
+    }
+    for (; i < n; i += stride) out[i] = in[i];
+}
+
+// Given: queues, on rank `reader`'s stream, a copy of `bytes` (whole elements) from rank `owner`'s
+// `src` into reader's `dst`: by a kernel of reader's that reads owner's memory where the team
+// allows (it starts sooner than a copy engine, LECTURE.md), by a copy engine otherwise.
+[[maybe_unused]] static void pull_segment(const Team& team, int reader, int owner, void* dst, const void* src, size_t bytes) {
+    if (bytes == 0) return;
+    if (!team.can_read(reader, owner)) return copy_async(dst, src, bytes, team.stream(reader));
+    OnDevice on(team.device(reader));
+    const size_t words = bytes / 4;
+    copy_words<<<(unsigned)std::min<size_t>((words + 255) / 256, 1024), 256, 0, team.stream(reader)>>>(
+        static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), words);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -200,8 +231,8 @@ void ring_allreduce(const Team& team, const AllReduce& job) {
             CUDA_CHECK(cudaEventRecord(team.event(r, s + 1), team.stream(r)));
         }
     // END SOLUTION
-    // TODO(step 3): all-gather in n - 1 rounds: each rank copies a complete segment from its left
-    //   neighbour's recv into its own, so the complete segments travel once around the ring.
+    // TODO(step 3): all-gather in n - 1 rounds: each rank copies (pull_segment) a complete segment
+    //   from its left neighbour's recv into its own: the complete segments travel once around.
     //   Wait, and mark (event n + round), as above.
     // BEGIN SOLUTION
     for (int s = 0; s + 1 < n; ++s)
@@ -209,8 +240,8 @@ void ring_allreduce(const Team& team, const AllReduce& job) {
             const int left = (r + n - 1) % n, k = ((r - s) % n + n) % n;
             const Range seg = ring_segment(job.count, n, k);
             CUDA_CHECK(cudaStreamWaitEvent(team.stream(r), team.event(left, n - 1 + s), 0));
-            copy_async(element(job.recv[r], seg.begin, type), element(job.recv[left], seg.begin, type),
-                       seg.size() * dtype_size(type), team.stream(r));
+            pull_segment(team, r, left, element(job.recv[r], seg.begin, type), element(job.recv[left], seg.begin, type),
+                         seg.size() * dtype_size(type));
             CUDA_CHECK(cudaEventRecord(team.event(r, n + s), team.stream(r)));
         }
     // END SOLUTION
@@ -256,9 +287,201 @@ void nccl_allreduce(const Team& team, const AllReduce& job, const std::vector<nc
     // END SOLUTION
 }
 
-// ---- Step 5: overlap --------------------------------------------------------------------------
+// ---- Step 5: a direct all-reduce, for small messages ---------------------------------------------
 
-// TODO(step 5): predict (multi_gpu.h): overlapped_step's time for 8 buckets of 1.0 ms compute and
+// TODO(step 5): predict (multi_gpu.h): the bytes each GPU's kernel reads from the other GPUs'
+//               memory, 4 GPUs of 256 KiB each, in one shot and in two shots.
+// BEGIN SOLUTION
+const long long kOneShotBytesInAt4 = (4 - 1) * (256ll << 10);
+const long long kTwoShotsBytesInAt4 = 2 * (4 - 1) * ((256ll << 10) / 4);
+// END SOLUTION
+// STARTER: const long long kOneShotBytesInAt4 = -1;   // your prediction
+// STARTER: const long long kTwoShotsBytesInAt4 = -1;  // your prediction
+
+constexpr int kDirectThreads = 512;
+
+// Four elements at once: one 16-byte load.
+template <class T> struct Quad;
+template <> struct Quad<float> { using type = float4; };
+template <> struct Quad<int> { using type = int4; };
+
+// A flag word of the mesh, written by one GPU and read by another: its order is the whole system's.
+using SystemFlag = cuda::atomic_ref<unsigned, cuda::thread_scope_system>;
+
+// Every GPU's block blockIdx.x meets the same block of every other GPU at barrier `phase` of
+// call `call`: after it, each block may read what the others wrote before it. Every thread of
+// the block calls it.
+__device__ void mesh_barrier(const MeshView& mesh, int gpu, int phase, unsigned call) {
+    // TODO(step 5): tell every GPU (this one too) that this block has arrived, once all of its
+    //   threads' writes are done; then wait until every GPU's block has arrived, and only then let
+    //   any thread go on. The flags are other GPUs' memory: which scope and which order do the
+    //   store and the load need? A GPU may already be a call ahead: what does "arrived" compare?
+    // BEGIN SOLUTION
+    __syncthreads();  // the block's writes come before its flags
+    if ((int)threadIdx.x < mesh.gpus)
+        SystemFlag(*flag_word(mesh.flags[threadIdx.x], blockIdx.x, phase, gpu)).store(call, cuda::memory_order_release);
+    if ((int)threadIdx.x < mesh.gpus) {
+        SystemFlag arrived(*flag_word(mesh.flags[gpu], blockIdx.x, phase, threadIdx.x));
+        unsigned long long since = 0;
+        while (arrived.load(cuda::memory_order_acquire) < call) stuck_check(since, blockIdx.x, phase, call);
+    }
+    __syncthreads();  // no thread reads another GPU's data before all have arrived
+    // END SOLUTION
+}
+
+// Given: out[i] = in[i] for i in `slice`, by the block; 16-byte loads where `in + slice.begin` is
+// 16 bytes aligned (staging always is), single elements otherwise and for the last few.
+template <class T>
+__device__ void copy_slice(T* out, const T* in, Range slice) {
+    using Q = typename Quad<T>::type;
+    size_t whole = slice.begin;
+    if (reinterpret_cast<uintptr_t>(in + slice.begin) % 16 == 0) {
+        whole = slice.begin + (slice.size() / 4) * 4;
+        for (size_t i = slice.begin + 4 * (size_t)threadIdx.x; i < whole; i += 4 * (size_t)blockDim.x) {
+            const Q v = *reinterpret_cast<const Q*>(in + i);
+            out[i] = v.x;
+            out[i + 1] = v.y;
+            out[i + 2] = v.z;
+            out[i + 3] = v.w;
+        }
+    }
+    for (size_t i = whole + threadIdx.x; i < slice.end; i += blockDim.x) out[i] = in[i];
+}
+
+// Copies this block's slice of every rank of this GPU into the rank's staging buffer: the data
+// other GPUs read, in memory the caller will not overwrite, in place or not.
+template <class T>
+__device__ void stage(const MeshView& mesh, const LocalRanks& local, Range slice, int parity) {
+    for (int l = 0; l < local.count; ++l)
+        copy_slice(static_cast<T*>(mesh.staging[parity][local.rank[l]]), static_cast<const T*>(local.send[l]), slice);
+}
+
+// out[i] = the sum over every rank p, in rank order, of staging[p][i], for i in `slice`, which
+// starts 16 bytes aligned in every staging buffer.
+template <class T>
+__device__ void sum_over_ranks(const MeshView& mesh, int parity, Range slice, T* out) {
+    using Q = typename Quad<T>::type;
+    // TODO(step 5): four elements a thread: one 16-byte load from each rank's staging, all of them
+    //   in flight before the first add; then the elements past the last whole four, one by one.
+    //   Every rank must end with the same bits: in which order are the ranks added?
+    // BEGIN SOLUTION
+    const size_t whole = slice.begin + (slice.size() / 4) * 4;
+    for (size_t i = slice.begin + 4 * (size_t)threadIdx.x; i < whole; i += 4 * (size_t)blockDim.x) {
+        Q sum{};
+        for (int first = 0; first < mesh.ranks; first += 8) {  // eight loads in flight, then the adds
+            Q v[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (first + k < mesh.ranks)
+                    v[k] = *reinterpret_cast<const Q*>(static_cast<const T*>(mesh.staging[parity][first + k]) + i);
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (first + k < mesh.ranks) {
+                    sum.x += v[k].x;
+                    sum.y += v[k].y;
+                    sum.z += v[k].z;
+                    sum.w += v[k].w;
+                }
+        }
+        out[i] = sum.x;
+        out[i + 1] = sum.y;
+        out[i + 2] = sum.z;
+        out[i + 3] = sum.w;
+    }
+    for (size_t i = whole + threadIdx.x; i < slice.end; i += blockDim.x) {
+        T sum{};
+        for (int p = 0; p < mesh.ranks; ++p) sum += static_cast<const T*>(mesh.staging[parity][p])[i];
+        out[i] = sum;
+    }
+    // END SOLUTION
+}
+
+// One shot: each GPU's block b stages slice b, meets the other GPUs' blocks b, and sums slice b
+// of every rank's staging into its ranks' recv.
+template <class T>
+__global__ void __launch_bounds__(kDirectThreads) one_shot(const MeshView* view, LocalRanks local, size_t count,
+                                                           unsigned call) {
+    const MeshView& mesh = *view;
+    const int parity = call % 2;
+    const Range slice = block_slice(Range{0, count}, gridDim.x, blockIdx.x);
+    stage<T>(mesh, local, slice, parity);
+    mesh_barrier(mesh, local.gpu, 0, call);
+    for (int l = 0; l < local.count; ++l) sum_over_ranks<T>(mesh, parity, slice, static_cast<T*>(local.recv[l]));
+}
+
+// Two shots: rank r sums only its segment r (reduce-scatter) into its own staging, and then every
+// rank copies every complete segment (all-gather). Segments are ring_segment's, in fours, so that
+// each starts 16 bytes aligned.
+__device__ inline Range quad_segment(size_t count, int parts, int k) {
+    const Range q = ring_segment((count + 3) / 4, parts, k);
+    return Range{min(count, 4 * q.begin), min(count, 4 * q.end)};
+}
+
+template <class T>
+__global__ void __launch_bounds__(kDirectThreads) two_shots(const MeshView* view, LocalRanks local, size_t count,
+                                                            unsigned call) {
+    const MeshView& mesh = *view;
+    const int parity = call % 2, n = mesh.ranks;
+    // TODO(step 5): stage, then the reduce-scatter, then the all-gather, with a barrier wherever a
+    //   block reads what another GPU's block wrote. Block b of every GPU meets only the blocks b:
+    //   which slices may block b stage, sum and copy, so that it never reads a slice that another
+    //   GPU's block of another number wrote?
+    // BEGIN SOLUTION
+    for (int s = 0; s < n; ++s) stage<T>(mesh, local, block_slice(quad_segment(count, n, s), gridDim.x, blockIdx.x), parity);
+    mesh_barrier(mesh, local.gpu, 0, call);
+    for (int l = 0; l < local.count; ++l) {
+        const int r = local.rank[l];
+        const Range slice = block_slice(quad_segment(count, n, r), gridDim.x, blockIdx.x);
+        sum_over_ranks<T>(mesh, parity, slice, static_cast<T*>(mesh.staging[parity][r]));
+    }
+    mesh_barrier(mesh, local.gpu, 1, call);
+    for (int l = 0; l < local.count; ++l)
+        for (int s = 0; s < n; ++s)
+            copy_slice(static_cast<T*>(local.recv[l]), static_cast<const T*>(mesh.staging[parity][s]),
+                       block_slice(quad_segment(count, n, s), gridDim.x, blockIdx.x));
+    // END SOLUTION
+}
+
+// Given: queues the kernel of mesh GPU `local.gpu` on `stream` (its device current).
+[[maybe_unused]] static void launch_direct(const PeerMesh& mesh, const LocalRanks& local, const AllReduce& job,
+                                           unsigned call, Shots shots, int blocks, cudaStream_t stream) {
+    const MeshView* view = mesh.device_view(local.gpu);
+    if (job.type == DType::i32) {
+        if (shots == Shots::one) one_shot<int><<<blocks, kDirectThreads, 0, stream>>>(view, local, job.count, call);
+        else two_shots<int><<<blocks, kDirectThreads, 0, stream>>>(view, local, job.count, call);
+    } else {
+        if (shots == Shots::one) one_shot<float><<<blocks, kDirectThreads, 0, stream>>>(view, local, job.count, call);
+        else two_shots<float><<<blocks, kDirectThreads, 0, stream>>>(view, local, job.count, call);
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+void direct_allreduce(const Team& team, const PeerMesh& mesh, const AllReduce& job, Shots shots, int blocks) {
+    // TODO(step 5): one kernel per GPU (launch_direct), on the stream of that GPU's first rank,
+    //   under the entry and exit rules for every rank of the GPU (local_ranks lists them). Each
+    //   call takes its number from the mesh: when, and how many times? And a call with nothing
+    //   to add: does it take one?
+    // BEGIN SOLUTION
+    if (job.count == 0) return;  // no kernel: a number taken here would meet no barrier
+    const unsigned call = mesh.next_call();  // one number for the whole call, every GPU the same
+    for (const LocalRanks& g : local_ranks(team, mesh, job)) {
+        const int first = g.rank[0];
+        OnDevice on(team.device(first));
+        for (int l = 1; l < g.count; ++l) {
+            CUDA_CHECK(cudaEventRecord(team.event(g.rank[l], 0), team.stream(g.rank[l])));
+            CUDA_CHECK(cudaStreamWaitEvent(team.stream(first), team.event(g.rank[l], 0), 0));
+        }
+        launch_direct(mesh, g, job, call, shots, blocks, team.stream(first));
+        if (g.count == 1) continue;
+        CUDA_CHECK(cudaEventRecord(team.event(first, 1), team.stream(first)));
+        for (int l = 1; l < g.count; ++l) CUDA_CHECK(cudaStreamWaitEvent(team.stream(g.rank[l]), team.event(first, 1), 0));
+    }
+    // END SOLUTION
+}
+
+// ---- Step 6: overlap --------------------------------------------------------------------------
+
+// TODO(step 6): predict (multi_gpu.h): overlapped_step's time for 8 buckets of 1.0 ms compute and
 //               0.5 ms all-reduce each.
 // BEGIN SOLUTION
 const double kOverlappedMsFor8Buckets = 8 * 1.0 + 0.5;
@@ -269,7 +492,7 @@ void overlapped_step(const Team& compute, const Team& comm, const GradientJob& j
     const int n = compute.size();
     for (size_t begin = 0; begin < job.count; begin += job.bucket) {
         const size_t end = std::min(job.count, begin + job.bucket);
-        // TODO(step 5): produce bucket [begin, end) on every rank's compute stream, and all-reduce
+        // TODO(step 6): produce bucket [begin, end) on every rank's compute stream, and all-reduce
         //               it on the comm team, whose stream of rank r may start on the bucket only
         //               once rank r's compute stream has produced it.
         // BEGIN SOLUTION
@@ -282,7 +505,7 @@ void overlapped_step(const Team& compute, const Team& comm, const GradientJob& j
         allreduce(comm, bucket_allreduce(job, begin, end));
         // END SOLUTION
     }
-    // TODO(step 5): the exit rule holds for the compute team: what must its streams wait for?
+    // TODO(step 6): the exit rule holds for the compute team: what must its streams wait for?
     // BEGIN SOLUTION
     for (int r = 0; r < n; ++r) {
         CUDA_CHECK(cudaEventRecord(comm.event(r, 0), comm.stream(r)));

@@ -35,8 +35,6 @@ Team::Team(int ranks, const std::vector<int>& devices, Reach reach, bool urgent)
         CUDA_CHECK(cudaEventCreateWithFlags(&m.done, cudaEventDisableTiming));
         members_.push_back(m);
     }
-    CUDA_CHECK(cudaSetDevice(members_[0].device));
-    CUDA_CHECK(cudaEventCreateWithFlags(&begin_event_, cudaEventDisableTiming));
 
     // Peer access is a property of a pair of devices, on for the whole process once enabled:
     // turn it on in both directions wherever the hardware allows (unless this team copies).
@@ -75,7 +73,10 @@ Team::~Team() {
         cudaEventDestroy(m.done);
         cudaStreamDestroy(m.stream);
     }
-    if (begin_event_) cudaEventDestroy(begin_event_);
+    for (auto& [device, event] : begin_events_) {
+        cudaSetDevice(device);
+        cudaEventDestroy(event);
+    }
     cudaSetDevice(previous);
 }
 
@@ -100,14 +101,42 @@ std::string Team::describe() const {
     return text;
 }
 
+int stream_device(cudaStream_t stream) {
+    int device = 0;
+    if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread) {
+        CUDA_CHECK(cudaGetDevice(&device));  // a default stream is the current device's
+        return device;
+    }
+#if CUDART_VERSION >= 12080
+    CUDA_CHECK(cudaStreamGetDevice(stream, &device));
+#else
+    // Older toolkits cannot tell: take the current device, and let cudaEventRecord refuse a
+    // stream of another one (begin() below) rather than guess.
+    CUDA_CHECK(cudaGetDevice(&device));
+#endif
+    return device;
+}
+
+// The caller's stream may live on any device, and 0 means the current device's default stream:
+// so begin() records on the caller's own device, and neither call switches devices before it
+// uses `caller` (switching first would turn 0 into another device's default stream).
 void Team::begin(cudaStream_t caller) const {
-    OnDevice on(members_[0].device);
-    CUDA_CHECK(cudaEventRecord(begin_event_, caller));
-    for (const auto& m : members_) CUDA_CHECK(cudaStreamWaitEvent(m.stream, begin_event_, 0));
+    const int device = stream_device(caller);
+    cudaEvent_t event = nullptr;
+    for (const auto& [d, e] : begin_events_)
+        if (d == device) event = e;
+    {
+        OnDevice on(device);
+        if (!event) {
+            CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+            begin_events_.push_back({device, event});
+        }
+        CUDA_CHECK(cudaEventRecord(event, caller));
+    }
+    for (const auto& m : members_) CUDA_CHECK(cudaStreamWaitEvent(m.stream, event, 0));
 }
 
 void Team::end(cudaStream_t caller) const {
-    OnDevice on(members_[0].device);
     for (const auto& m : members_) {
         CUDA_CHECK(cudaEventRecord(m.done, m.stream));
         CUDA_CHECK(cudaStreamWaitEvent(caller, m.done, 0));
@@ -213,4 +242,85 @@ void serial_step(const Team& compute, const GradientJob& job, const AllReduceFn&
     // The same all-reduces as overlapped_step, bucket by bucket, but only after all the compute.
     for (size_t begin = 0; begin < job.count; begin += job.bucket)
         allreduce(compute, bucket_allreduce(job, begin, std::min(job.count, begin + job.bucket)));
+}
+
+// ---- The mesh of step 5 -------------------------------------------------------------------------
+std::string why_no_mesh(const Team& team) {
+    for (int a = 0; a < team.size(); ++a)
+        for (int b = 0; b < team.size(); ++b)
+            if (!team.can_read(a, b))
+                return "needs every GPU to read the others' memory, and GPU " + std::to_string(team.device(a)) +
+                       " cannot read GPU " + std::to_string(team.device(b)) + "'s here";
+    for (int r = 0; r < team.size(); ++r) {
+        int on_same = 0;
+        for (int q = 0; q < team.size(); ++q) on_same += team.device(q) == team.device(r);
+        if (on_same > kMeshRanksPerGpu)
+            return "takes at most " + std::to_string(kMeshRanksPerGpu) + " ranks per GPU, and GPU " +
+                   std::to_string(team.device(r)) + " has " + std::to_string(on_same);
+    }
+    return "";
+}
+
+PeerMesh::PeerMesh(const Team& team, size_t capacity_bytes) : team_(&team), capacity_(capacity_bytes) {
+    const std::string why = why_no_mesh(team);
+    if (!why.empty()) refuse("a mesh " + why);
+    view_.ranks = team.size();
+    for (int r = 0; r < team.size(); ++r) {
+        const int d = team.device(r);
+        const auto at = std::find(gpu_device_.begin(), gpu_device_.end(), d);
+        gpu_of_.push_back((int)(at - gpu_device_.begin()));
+        if (at == gpu_device_.end()) gpu_device_.push_back(d);
+    }
+    view_.gpus = (int)gpu_device_.size();
+    OnDevice keep(team.device(0));
+    const size_t flag_bytes = (size_t)kMeshBlocks * kMeshPhases * kMaxRanks * sizeof(unsigned);
+    for (int g = 0; g < view_.gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(gpu_device_[g]));
+        CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&view_.flags[g]), flag_bytes));
+        CUDA_CHECK(cudaMemset(view_.flags[g], 0, flag_bytes));  // no call has been numbered 0
+    }
+    for (int r = 0; r < team.size(); ++r) {
+        CUDA_CHECK(cudaSetDevice(team.device(r)));
+        for (int parity = 0; parity < 2; ++parity)
+            CUDA_CHECK(cudaMalloc(&view_.staging[parity][r], std::max<size_t>(capacity_bytes, 16)));
+    }
+    for (int d : gpu_device_) {
+        CUDA_CHECK(cudaSetDevice(d));
+        MeshView* copy = nullptr;
+        CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&copy), sizeof(MeshView)));
+        CUDA_CHECK(cudaMemcpy(copy, &view_, sizeof(MeshView), cudaMemcpyHostToDevice));
+        device_views_.push_back(copy);
+        CUDA_CHECK(cudaDeviceSynchronize());  // the flags are zero before any kernel reads them
+    }
+}
+
+PeerMesh::~PeerMesh() {
+    team_->synchronize();
+    for (int r = 0; r < view_.ranks; ++r)
+        for (int parity = 0; parity < 2; ++parity) cudaFree(view_.staging[parity][r]);
+    for (int g = 0; g < view_.gpus; ++g) cudaFree(view_.flags[g]);
+    for (MeshView* v : device_views_) cudaFree(v);
+}
+
+std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, const AllReduce& job) {
+    if (job.count * dtype_size(job.type) > mesh.capacity())
+        refuse("direct_allreduce: " + std::to_string(job.count * dtype_size(job.type)) +
+               " bytes per rank do not fit the mesh's staging buffers of " + std::to_string(mesh.capacity()));
+    std::vector<LocalRanks> gpus((size_t)mesh.view().gpus);
+    for (int r = 0; r < team.size(); ++r) {
+        LocalRanks& g = gpus[(size_t)mesh.gpu_of(r)];
+        g.gpu = mesh.gpu_of(r);
+        g.rank[g.count] = r;
+        g.send[g.count] = job.send[r];
+        g.recv[g.count] = job.recv[r];
+        ++g.count;
+    }
+    return gpus;
+}
+
+int direct_blocks(size_t bytes, Shots shots) {
+    // About 16 KiB per block and one block at the least; two shots read a quarter as much per
+    // rank at 4 GPUs, so they start with fewer (measured on H100s: LECTURE.md).
+    const size_t per_block = shots == Shots::one ? (16 << 10) : (32 << 10);
+    return (int)std::clamp<size_t>((bytes + per_block - 1) / per_block, 1, kMeshBlocks);
 }

@@ -5,8 +5,9 @@
 #   2. the tests pass against solution.cu;
 #   3. on a GPU, the tests FAIL against the untouched starter: a suite that passes on it
 #      could not tell a finished exercise from an unfinished one;
-#   and its hints.md (make hint-NN) has a section per step the tests declare, each of two or more
-#   levels, with no code in level 1 (common/hints.sh lint).
+#   and its hints.md (make hint-NN) follows the rules of each level (common/hints.sh lint); and no
+#   prediction's answer (its answers.cpp) stands in the reading path (tests --check-reading-path,
+#   common/answers.h).
 # Then the course's own suites named after the exercises (the Makefile names common/bad_input.sh
 # and common/hints_test.sh), which need no GPU:
 #   bash common/check.sh common NN_x... common/bad_input.sh common/hints_test.sh
@@ -75,6 +76,18 @@ for ex in "${folders[@]+"${folders[@]}"}"; do
   else
     hints_failed=$((hints_failed + 1))
     problems+=("$hint_problem")
+  fi
+  # 2c. no prediction's answer (answers.cpp) stands where a student reads before answering: the
+  #     pages, the generated starter, the headers, the hints, the other sources
+  reading=("$ex"/README.md "$ex"/LECTURE.md "$ex"/hints.md "build/$ex/pristine.cu")
+  for file in "$ex"/*.h "$ex"/*.cu "$ex"/*.cpp; do
+    case ${file##*/} in solution.cu | starter.cu | answers.cpp) ;; *) [ -f "$file" ] && reading+=("$file") ;; esac
+  done
+  if leaks=$("build/$ex/solution/tests" --check-reading-path "${reading[@]}" 2>&1); then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    while IFS= read -r leak; do problems+=("$leak"); done <<<"$leaks"
   fi
   # 3. the untouched starter fails (only meaningful where the GPU cases ran); its "(large)"
   #    cases would only fail more slowly

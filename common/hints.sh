@@ -15,9 +15,22 @@
 #   # Hints: NN_x
 #   (a line or two saying what the file is)
 #   ## step 1 name     exactly the step's label in the test program's "steps:" line
-#   ### level 1        a question or an observation that points at the idea: no code at all
+#   ### level 1        a question that points at the idea: no code at all
 #   ...                (no `code` span, no fenced block)
-#   ### level 2        the idea; ### level 3 near-code; at least two levels per step
+#   ### level 2        the idea in words; ### level 3 near-code; at least two levels per step
+#                      (make hint-NN serves any such file; make check's lint asks for more, below)
+#
+# make check lints every hints.md (lint below): its sections are the steps its tests declare, and
+# in every step
+#   level 1  asks a question (holds a "?") and holds no code;
+#   level 2  holds no code statement: no fenced block, and no `code` span with a ";", a "{" or an
+#            assignment (an "=" that is not part of ==, <=, >= or !=): `i < n` may stand there,
+#            `i += stride` may not;
+#   level 3  exists, and leaves the step's key line or expression to the student as a hole: a C
+#            comment /* ... */ inside code (a fenced block or a `code` span) where that line goes,
+#            saying what belongs there without writing it, e.g. `if (/* tid is a multiple of 2s */)`.
+# Later levels are free. What a lint cannot see stays the author's: that level 1 gives no answer,
+# that level 2 holds no arithmetic that is a prediction's answer, that no level 3 states one.
 #
 # What you have done lives in .progress/ at the top (make clean keeps it, git ignores it; delete
 # it to start over; COURSE_PROGRESS_DIR names another folder):
@@ -309,10 +322,75 @@ used() {
   if [ "$total" -eq 0 ]; then echo none; else echo "$total ($out)"; fi
 }
 
-# ---- make check: hints.md matches the steps the tests declare -------------------------------------
+# ---- make check: hints.md matches the steps the tests declare, and each level keeps its rules ------
+# lint_levels FILE: one line "FILE:LINE: problem" per break of the level rules in the header (none
+# when the file keeps them). FILE has passed parse: headings and fences are well formed.
+lint_levels() {
+  awk -v file="$1" '
+    function problem(line, msg) { printf "%s:%d: %s\n", file, line, msg }
+    # End of a level: level 1 must have asked, level 3 must have left a hole.
+    function end_level() {
+      if (level == 1 && !asked) problem(level_line, "level 1 of " label " asks no question (no \"?\"): level 1 is a question that points at the idea")
+      if (level == 3 && !hole) problem(level_line, "level 3 of " label " leaves no hole: put a /* ... */ comment inside its code where the step'"'"'s key line or expression goes")
+      span_open = 0
+    }
+    function end_step() {
+      end_level()
+      if (step && top < 3) problem(step_line, label " has no ### level 3: every step needs near-code that leaves its key line as a /* ... */ hole")
+    }
+    # A code statement in level 2: a ";", a "{" or an assignment (not ==, <=, >=, !=).
+    function statement(code,   c) {
+      c = code
+      if (c ~ /<<=|>>=/) return 1
+      gsub(/==|<=|>=|!=/, "", c)
+      return c ~ /[;{=]/
+    }
+    function code_seen(code, line) {
+      if (level == 2 && statement(code)) problem(line, "level 2 of " label " holds a code statement (`" code "`): level 2 says the idea in words")
+      if (level == 3 && code ~ /\/\*.*\*\//) hole = 1
+    }
+    # The `code` spans of a line; a span may go on over the next lines of the paragraph.
+    function spans(text, line,   run) {
+      while (text != "") {
+        if (span_open) {
+          if (match(text, "(^|[^`])" span_ticks "([^`]|$)")) {
+            run = substr(text, 1, RSTART - 1 + (substr(text, RSTART, 1) != "`"))
+            code_seen(span_code run, span_line)
+            text = substr(text, RSTART + (substr(text, RSTART, 1) != "`") + length(span_ticks))
+            span_open = 0
+          } else { span_code = span_code text " "; return }
+        } else {
+          if (!match(text, /`+/)) return
+          span_ticks = substr(text, RSTART, RLENGTH); span_open = 1; span_code = ""; span_line = line
+          text = substr(text, RSTART + RLENGTH)
+        }
+      }
+    }
+    { sub(/\r$/, "") }
+    /^[ \t]*(```|~~~)/ {
+      if (!fence) {
+        fence = 1; fence_line = NR; fence_code = ""
+        if (level == 2) problem(NR, "level 2 of " label " holds a code block: level 2 says the idea in words")
+      } else {
+        fence = 0
+        if (level == 3 && fence_code ~ /\/\*.*\*\//) hole = 1
+      }
+      next
+    }
+    fence { fence_code = fence_code $0 "\n"; next }
+    /^## step [0-9]+ / { end_step(); step++; label = substr($0, 4); sub(/[ \t]+$/, "", label); step_line = NR; level = 0; top = 0; next }
+    /^### level [0-9]+[ \t]*$/ { end_level(); level = $3 + 0; top = level; level_line = NR; asked = 0; hole = 0; next }
+    level == 0 { next }
+    /^[ \t]*$/ { span_open = 0; next }  # a blank line ends a paragraph, and any span left open
+    level == 1 && /\?/ { asked = 1 }
+    { spans($0, NR) }
+    END { end_step() }' "$1"
+}
+
 lint() {
-  local folder=$1 steps_line=${2:-} declared=() item i
+  local folder=$1 steps_line=${2:-} declared=() item i levels
   parse "$folder" || { echo "$problem"; return 1; }
+  levels=$(lint_levels "$folder/hints.md")
   if [ -z "$steps_line" ]; then  # ask the solution's tests: a filter that matches no case lists the steps
     [ -x "build/$folder/solution/tests" ] || { echo "$folder: build/$folder/solution/tests is not built (make build-${folder%%_*})"; return 1; }
     steps_line=$(REQUIRE_GPU=0 timeout -k 5 60 "build/$folder/solution/tests" '-tc=*no test case has this name*' 2>&1 | grep -E '^steps: ' | tail -n 1)
@@ -334,8 +412,10 @@ lint() {
   want=$(printf '%s, ' "${declared[@]}")
   if [ "$have" != "$want" ]; then
     echo "$folder/hints.md: its sections (${have%, }) are not the steps its tests declare (${want%, })"
+    [ -n "$levels" ] && echo "$levels"
     return 1
   fi
+  [ -z "$levels" ] || { echo "$levels"; return 1; }
 }
 
 case ${1:-} in

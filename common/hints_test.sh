@@ -6,6 +6,8 @@
 #     step not passed, merged progress, hints used, records in odd states (cut short, junk, huge,
 #     a FIFO, a link), and bad input (no such exercise, step or level, each kind of malformed
 #     hints.md): one line, exit 2, like every other target.
+#   - make check's lint: sections against the declared steps, and each rule of the levels
+#     (level 1 a question, no code statement in level 2, a /* ... */ hole in level 3's code).
 #   - In this course: make test-NN with your starter records its steps line (first exercise,
 #     host cases only), as a line of its own after a record cut short; with USE=solution it does not.
 #
@@ -234,8 +236,9 @@ malformed '72_beta/hints.md:2: a step name cannot hold' "# Hints: 72_beta\n## st
 printf '# Hints: 72_beta\r\n## step 1 a\r\n### level 1\r\nq?\r\n### level 2\r\n```\r\n# not a heading\r\n```\r\n#### a sub-heading\r\n' >"$course/72_beta/hints.md"
 expect "CRLF, #### and # in code are fine" "== 72_beta · step 1 a · hint 2 of 2 ==" "# not a heading" "#### a sub-heading" -- hint-72 LEVEL=2
 
-# lint (make check): sections against the steps the tests declare
-printf "# Hints: 72_beta\n## step 1 a\n$ok## step 2 b\n$ok" >"$course/72_beta/hints.md"
+# lint (make check): sections against the steps the tests declare, and the rules of each level
+ok3='### level 1\nq?\n### level 2\nthe idea, with `i < n`, `a == b`, `i <= n`, `a >= b`, `x != y` and half = n / 2 in prose\n### level 3\n```\nfor (...) /* the key line */;\n```\n'
+printf "# Hints: 72_beta\n## step 1 a\n$ok3## step 2 b\n$ok3" >"$course/72_beta/hints.md"
 lint() { (cd "$course" && bash common/hints.sh lint 72_beta "$1"); }
 out=$(lint 'steps: 0 of 2 passed (step 1 a: FAILED; step 2 b: not run)') && same "lint: matching steps" "$out" "" || fail "lint refused matching steps: $out"
 for line in 'steps: 0 of 3 passed (step 1 a: FAILED; step 2 b: not run; step 3 c: not run)' \
@@ -244,6 +247,49 @@ for line in 'steps: 0 of 3 passed (step 1 a: FAILED; step 2 b: not run; step 3 c
   elif grep -qF '72_beta/hints.md: its sections (step 1 a, step 2 b) are not the steps its tests declare' <<<"$out"; then pass "lint: $line"
   else fail "lint of '$line' said: $out"; fi
 done
+one_step='steps: 0 of 1 passed (step 1 a: FAILED)'
+# lint_refuses NAME CONTENT (printf format) NEEDLE...: the lint fails, and says every needle.
+lint_refuses() {
+  local name=$1 content=$2 out n
+  shift 2
+  printf "$content" >"$course/72_beta/hints.md"
+  if out=$(lint "$one_step"); then fail "lint passed: $name"; return; fi
+  for n in "$@"; do grep -qF -- "$n" <<<"$out" || { fail "lint, $name: no '$n' in: $out"; return; }; done
+  pass "lint refuses: $name"
+}
+lint_accepts() {  # NAME CONTENT
+  printf "$2" >"$course/72_beta/hints.md"
+  local out
+  if out=$(lint "$one_step"); then same "lint accepts: $1" "$out" ""; else fail "lint refused $1: $out"; fi
+}
+head='# Hints: 72_beta\n## step 1 a\n'
+l1='### level 1\nq?\n'
+l3='### level 3\n`f(/* the key */)`\n'
+lint_refuses "no level 3" "$head$l1### level 2\nidea\n" '72_beta/hints.md:2: step 1 a has no ### level 3'
+lint_refuses "level 1 without a question" "$head### level 1\nLook at it.\n### level 2\nidea\n$l3" \
+  '72_beta/hints.md:3: level 1 of step 1 a asks no question'
+lint_refuses "level 2 with a code block" "$head$l1### level 2\n\`\`\`\nx\n\`\`\`\n$l3" \
+  '72_beta/hints.md:6: level 2 of step 1 a holds a code block'
+for span in 'f(x);' 'i = 0' 's += x' 'v >>= 1' '{1, x, 0}' 'if (a) {'; do
+  lint_refuses "level 2 with \`$span\`" "$head$l1### level 2\nthe idea: \`$span\`\n$l3" \
+    "72_beta/hints.md:6: level 2 of step 1 a holds a code statement (\`$span\`)"
+done
+lint_refuses "a statement in a span over two lines" "$head$l1### level 2\nthe idea: \`s\n+= x\` and more\n$l3" \
+  '72_beta/hints.md:6: level 2 of step 1 a holds a code statement (`s += x`)'
+lint_refuses "a statement in a double-backtick span" "$head$l1### level 2\nthe idea: \`\`a \`b\` = c\`\`\n$l3" \
+  'level 2 of step 1 a holds a code statement (`a `b` = c`)'
+lint_refuses "level 3 without a hole" "$head$l1### level 2\nidea\n### level 3\n\`\`\`\nfor (;;) f();\n\`\`\`\n" \
+  '72_beta/hints.md:7: level 3 of step 1 a leaves no hole'
+lint_refuses "level 3 with a hole in prose only" "$head$l1### level 2\nidea\n### level 3\nwrite /* this */ here, \`f(x)\`\n" \
+  'level 3 of step 1 a leaves no hole'
+lint_refuses "a hole in level 4 does not count" "$head$l1### level 2\nidea\n### level 3\nnear\n### level 4\n\`f(/* x */)\`\n" \
+  'level 3 of step 1 a leaves no hole'
+lint_refuses "every problem, one line each" "$head### level 1\nLook.\n### level 2\n\`x = 1\`\n## step 2 b\n$l1### level 2\nidea\n" \
+  'level 1 of step 1 a asks no question' 'level 2 of step 1 a holds a code statement (`x = 1`)' \
+  'step 1 a has no ### level 3' 'step 2 b has no ### level 3'
+lint_accepts "a hole over several lines of a code block" "$head$l1### level 2\nidea\n### level 3\n\`\`\`\nfor (;;) {\n    /* the key\n       line */\n}\n\`\`\`\n"
+lint_accepts "a hole in a span, a later level with anything" "$head$l1### level 2\nan idea; in words = fine\n$l3### level 4\n\`\`\`\nx = 1;\n\`\`\`\n"
+lint_accepts "a backtick alone is no span" "$head$l1### level 2\nthe \` key and the idea\n$l3"
 if out=$(lint 'no steps line'); then fail "lint passed with no steps line"; else pass "lint: no steps line"; fi
 
 # ---- this course: make test-NN records the steps line of your starter's tests ---------------------

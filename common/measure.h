@@ -107,6 +107,8 @@ struct TableSpec {
     bool bytes_rate = false;
     double bytes_peak = 0;            // GB/s
     std::string bytes_peak_name = "DRAM peak";
+    int calls_per_run = 1;            // each row's run() makes this many calls back to back (nccl-tests'
+                                      //   iterations): times and rates are per call
     std::string check_column = "check";
     std::string footer = "";          // under the tables: what the rate counts
     const char* time_format = "%.4f";
@@ -202,7 +204,7 @@ public:
                 for (size_t i = 0; i < rows.size(); ++i) {
                     if ((rows[i].kind == RowKind::step) != steps || results[i].status != RowResult::ok) continue;
                     if (rows[i].prepare) rows[i].prepare();
-                    const double ms = time_gpu(rows[i].run, timing_).median_ms;
+                    const double ms = time_gpu(rows[i].run, timing_).median_ms / spec_.calls_per_run;
                     CUDA_CHECK(cudaDeviceSynchronize());
                     results[i].ms = results[i].ms > 0 ? std::min(results[i].ms, ms) : ms;
                     record(results[i], rows[i].check(), RowResult::failed_after_timing);

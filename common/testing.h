@@ -18,8 +18,8 @@
 //   A GPU case is skipped with the reason when there is no usable GPU; REQUIRE_GPU=1 turns that
 //   into a failure. Cases of no step are named "host: ..." (or "gpu: ..." with needs_gpu()).
 // - A prediction the student derives on paper is a named constant in starter.cu, checked in a
-//   case of the step it belongs to:
-//       check_prediction("kAtomicsIssued", kAtomicsIssued, expected, "one atomic per block, not per thread");
+//   case of the step it belongs to against its answer in the exercise's answers.cpp (answers.h):
+//       check_prediction("kAtomicsIssued", kAtomicsIssued, "one atomic per block, not per thread");
 //   A wrong value says "not yet" and what to revisit, never the expected number.
 // - A case too big for compute-sanitizer puts "(large)" in its name; `make sanitize` leaves
 //   those out.
@@ -39,6 +39,7 @@
 #include <vector>
 #include <doctest/doctest.h>
 
+#include "answers.h"
 #include "buffer.h"
 #include "compare.h"
 #include "cuda_check.h"
@@ -146,8 +147,19 @@ int register_named_step_case(const char* file, unsigned line, const Step<Fn, Inf
 }
 }  // namespace course_testing
 
-// A student's prediction (a constant in starter.cu) against the value the tests derive. Exact
-// unless a relative tolerance is given. The message never shows the expected value.
+// A student's prediction (a constant in starter.cu) against its answer, derived in the exercise's
+// answers.cpp (answers.h), exact unless the answer gives a relative tolerance. The message says
+// what to revisit and never shows the answer.
+inline void check_prediction(const char* name, double predicted, const char* revisit) {
+    const Answer* a = find_answer(name);
+    REQUIRE_MESSAGE(a != nullptr, "answers.cpp derives no answer for " << name);
+    const double expected = a->derive();
+    const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= a->rel_tol * std::fabs(expected);
+    const std::string message = std::string("prediction ") + name + " = " + doctest::toString(predicted).c_str() +
+                                ": not yet. Revisit: " + revisit;
+    CHECK_MESSAGE(right, message);
+}
+// The same, with the answer derived by the caller (being replaced by answers.cpp: do not use).
 inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
                              double rel_tol = 0) {
     const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);

@@ -952,3 +952,20 @@ TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none;
     CHECK(r[3].at_copy_speed == doctest::Approx(copy_bytes_per_s * 0.25 / 1e9));
     CHECK(r[4].at_copy_speed == doctest::Approx(copy_bytes_per_s / 1e9));
 }
+
+// ---- answers.h: the reading-path check of make check ------------------------------------------
+TEST_CASE("host: answers.h finds a prediction's answer where it stands as a number of its own") {
+    using namespace course_answers;
+    CHECK(written_forms(402653184) == std::vector<std::string>{"402653184", "402,653,184"});
+    CHECK(written_forms(-1234) == std::vector<std::string>{"-1234", "-1,234"});
+    CHECK(written_forms(384) == std::vector<std::string>{"384"});
+    CHECK(written_forms(1.0 / 6) == std::vector<std::string>{"0.17", "0.167", "0.1667"});
+    CHECK(too_common(7));
+    CHECK(too_common(4096));
+    CHECK_FALSE(too_common(384));
+    CHECK(too_common(0.1667));  // below 10: 1.75 or 8.5 are everywhere
+    CHECK(line_of("a\nthe answer is 384.\n", "384") == 2);
+    CHECK(line_of("(384) and 1,384 and 3840 and x384 and 384_y and 384.5 and v1.384", "384") == 1);
+    CHECK(line_of("1,384 and 3840 and x384 and 384_y and 384.5 and v1.384", "384") == 0);
+    CHECK(line_of("1,384 and 3840 and x384 and 384_y and 384.5", "384") == 0);
+}
