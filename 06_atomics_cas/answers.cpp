@@ -61,7 +61,7 @@ double lock_acquisitions(size_t n) {
 }
 
 // Step 6: cudaMalloc aligns to 256 bytes, so counter a is in line (4a) / 128: 1024 counters x 4
-// bytes / 128 bytes per line = 32 lines, 32 counters on each. This is README question 6's answer
+// bytes / 128 bytes per line = 32 lines, 32 counters on each. This is README question 5's answer
 // in a number: 32 consecutive counters all lie on one line, so "32 addresses" queue at one L2
 // slice just as 1 does, and only 1024 counters spread over 32 lines, and slices, run in parallel.
 double lines_of_counters(size_t counters) {
