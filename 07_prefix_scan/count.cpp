@@ -407,7 +407,7 @@ void print_counts(const std::vector<int>& x, const std::string& kernel) {
     }
     const std::vector<ll> xl(x.begin(), x.end());
     const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
-    const ScanModel serial_model = {simulate_serial, "2n", 8};
+    const ScanModel serial_model = {simulate_serial, "-", 0};  // not a step: no traffic cell
     std::vector<std::pair<const char*, const ScanModel*>> counted = {{"serial (one thread)", &serial_model}};
     for (const auto& s : kSteps)
         if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.info.model});

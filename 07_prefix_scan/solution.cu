@@ -560,10 +560,7 @@ const long long kReduceThenScanBytes = 12;  // pass 1 reads n, pass 3 reads n an
 //   kTilePrefix     value = the sum of this tile and every tile before it
 // A tile publishes its aggregate as soon as it has it, then walks back over its predecessors,
 // adding aggregates, until it meets an inclusive prefix. Tiles are numbered by an atomic counter
-// in the order blocks START, not by blockIdx: a block only ever waits for tiles numbered before
-// its own, which are already running and publish their aggregate without waiting for anyone, so
-// the wait always ends. (With blockIdx, block 5000 may be resident and spinning while block 4999
-// has not been scheduled, because the spinning blocks fill the GPU: a deadlock.)
+// in the order blocks START, not by blockIdx (README, step 6, asks why that makes the wait end).
 enum : unsigned { kTileInvalid = 0, kTileAggregate = 1, kTilePrefix = 2 };
 
 template <class T> __device__ __forceinline__ unsigned bits_of(T v);
