@@ -89,9 +89,9 @@ inline size_t contention_address(size_t i, Aggregation how, size_t addresses) {
     size_t unit = how == Aggregation::none ? i : how == Aggregation::warp ? i / kWarp : i / kBlock;
     return unit & (addresses - 1);
 }
-inline size_t atomics_issued(size_t n, Aggregation how) {
-    return how == Aggregation::none ? n : how == Aggregation::warp ? ceil_div(n, kWarp) : blocks_of(n);
-}
+// The atomics run_contention issues for n updates (besides the counters' sum): the program's
+// atomics column. Counting them per warp is step 5's prediction too, so answers.cpp holds it.
+size_t atomics_issued(size_t n, Aggregation how);
 inline bool is_power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 // The library baseline, cub::DeviceReduce::Sum (no atomics on a shared word at all), is CubSum

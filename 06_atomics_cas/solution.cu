@@ -103,11 +103,11 @@ void run_atomic_add_double(const double* values, double* sum, size_t n) {
 
 // ---- Step 3: cas_add --------------------------------------------------------------------------------
 // atomicCAS(word, expected, desired) stores desired only if *word still holds expected, and
-// returns what *word held. Any read-modify-write becomes: read, compute, CAS, and retry with the
-// value the CAS returned until the CAS finds what we read. atomicCAS works on integer words, so
-// the float travels as its bit pattern: __float_as_uint / __uint_as_float convert a value (no
-// instruction, no memory). Memory holding a float is read as a float; the only pointer cast is
-// the address handed to atomicCAS, which accepts integer words only (README, "Bits, not floats").
+// returns what *word held. Any read-modify-write becomes a loop: read, compute, CAS, until the CAS
+// finds what this thread expected. atomicCAS works on integer words, so the float travels as its
+// bit pattern: __float_as_uint / __uint_as_float convert a value (no instruction, no memory).
+// Memory holding a float is read as a float; the only pointer cast is the address handed to
+// atomicCAS, which accepts integer words only (README, "Bits, not floats").
 __device__ float cas_add(float* address, float value) {
     // TODO(step 3): atomically *address += value using atomicCAS only (not atomicAdd), and
     //               return the value *address held just before this thread's addition. Decide

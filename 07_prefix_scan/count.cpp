@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "bench.h"   // Table, strf
-#include "launch.h"  // ceil_div, next_pow2
+#include "answers.h"  // find_answer: a model cell that answers a prediction waits for it
+#include "bench.h"    // Table, strf
+#include "launch.h"   // ceil_div, next_pow2
 #include "prefix_scan.h"
 
 namespace {
@@ -372,13 +373,28 @@ Simulated simulate_decoupled_lookback(const std::vector<ll>& x, ScanKind kind) {
 // What each design moves through DRAM, in arrays of n ints, counting nothing as served by L2:
 // every element read once and written once is 2n. host_levels moves 2n or more per launch at the
 // lowest levels, and from stride 8 on a whole 32-byte sector for each 4-byte value; the upper
-// levels are small enough for L2: about 20n in all.
-const ScanModel kNaiveBlockModel = {simulate_naive_block, "2n", 8};
+// levels are small enough for L2: about 20n in all. reduce_then_scan's traffic is step 5's
+// prediction: its model is the prediction's answer (answers.cpp).
+// A cell that answers a prediction (step 1's additions, step 3's launches and memsets, step 5's
+// traffic) is shown only once that prediction is right (steps.h: Prediction).
+const ScanModel kNaiveBlockModel = {simulate_naive_block, "2n", 8, {}, {"kNaiveAdditions", &kNaiveAdditions}};
 const ScanModel kBlellochBlockModel = {simulate_blelloch_block, "2n", 8};
-const ScanModel kHostLevelsModel = {simulate_host_levels, "~20n", 80};
+const ScanModel kHostLevelsModel = {simulate_host_levels, "~20n", 80, {}, {}, {"kHostLevelsCalls", &kHostLevelsCalls}};
 const ScanModel kScanThenPropagateModel = {simulate_scan_then_propagate, "4n", 16};
-const ScanModel kReduceThenScanModel = {simulate_reduce_then_scan, "3n", 12, {"kReduceThenScanBytes", &kReduceThenScanBytes}};
+const ScanModel kReduceThenScanModel = {simulate_reduce_then_scan, nullptr, 0, {"kReduceThenScanBytes", &kReduceThenScanBytes}};
 const ScanModel kDecoupledLookbackModel = {simulate_decoupled_lookback, "2n", 8};
+
+// `cell`, or "? (kName)" while the prediction it answers is not right (none: `cell`).
+static std::string waiting_for(const Prediction& p, const std::string& cell) {
+    return p.name ? p.shown(cell, find_answer(p.name)->derive()) : cell;
+}
+
+std::string traffic_cell(const ScanModel& model) {
+    if (model.traffic) return model.traffic;
+    const Prediction& p = model.traffic_predicted;
+    const double bytes = find_answer(p.name)->derive();
+    return p.shown(strf("%gn", bytes / sizeof(int)), bytes);
+}
 
 void print_counts(const std::vector<int>& x, const std::string& kernel) {
     const size_t n = x.size();
@@ -391,18 +407,18 @@ void print_counts(const std::vector<int>& x, const std::string& kernel) {
     }
     const std::vector<ll> xl(x.begin(), x.end());
     const std::vector<int> ref = scan_reference(x, ScanKind::inclusive);
-    std::vector<std::pair<const char*, Simulated (*)(const std::vector<ll>&, ScanKind)>> counted = {
-        {"serial (one thread)", simulate_serial}};
+    const ScanModel serial_model = {simulate_serial, "-", 0};  // not a step: no traffic cell
+    std::vector<std::pair<const char*, const ScanModel*>> counted = {{"serial (one thread)", &serial_model}};
     for (const auto& s : kSteps)
-        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.info.model->simulate});
+        if (kernel == "all" || kernel == s.name) counted.push_back({s.name, s.info.model});
     Table table({"algorithm", "additions", "per element", "span (steps)", "launches", "simulation"});
-    for (const auto& [name, simulate] : counted) {
-        const Simulated sim = simulate(xl, ScanKind::inclusive);
+    for (const auto& [name, model] : counted) {
+        const Simulated sim = model->simulate(xl, ScanKind::inclusive);
         const bool same = sim.result == std::vector<ll>(ref.begin(), ref.end());
-        table.row({name, strf("%llu", (unsigned long long)sim.count.additions),
-                   strf("%.2f", n ? (double)sim.count.additions / n : 0.0),
+        table.row({name, waiting_for(model->additions_predicted, strf("%llu", (unsigned long long)sim.count.additions)),
+                   waiting_for(model->additions_predicted, strf("%.2f", n ? (double)sim.count.additions / n : 0.0)),
                    sim.count.steps ? strf("%llu", (unsigned long long)sim.count.steps) : "-",
-                   strf("%llu", (unsigned long long)sim.count.launches),
+                   waiting_for(model->launches_predicted, strf("%llu", (unsigned long long)sim.count.launches)),
                    same ? "computes the scan" : "WRONG RESULT (count.cpp disagrees with the reference)"});
     }
     table.print();

@@ -52,7 +52,7 @@ static void measure(Measurements& table, const Program& p, const std::string& ti
         rows.push_back({std::to_string(s.number), s.name, [&, s, used] { s.run(di.get(), oi.get(), used, ScanKind::inclusive); },
                         [&, s, used] { return check(&s, used); }, skip, poison, RowKind::step,
                         Work{8.0 * used, 1.0 * used}, {used < n ? strf("%zu (one block's limit)", used) : all,
-                        s.info.model->predicted.shown(s.info.model->traffic, s.info.model->bytes_per_element)},
+                        traffic_cell(*s.info.model)},
                         used < n ? "-" : ""});
     }
     const int threshold = 0;  // keeps about half

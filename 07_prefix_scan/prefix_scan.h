@@ -201,13 +201,19 @@ struct ScanFns {
 };
 // What else a scan step is: the most elements it takes (one block's limit, or none) and its
 // design's model: its simulation above, and what it moves through DRAM (the benchmark's traffic
-// column; both in count.cpp), shown only once the prediction it answers is right.
+// column; both in count.cpp). A cell of the model that would answer a prediction (step 1's
+// additions, step 3's launches, step 5's traffic) is shown only once that prediction is right.
 struct ScanModel {
     Simulated (*simulate)(const std::vector<long long>& x, ScanKind kind);
-    const char* traffic;        // in arrays of n ints: "2n"
-    double bytes_per_element;   // the same in bytes: 8
-    Prediction predicted{};
+    const char* traffic;        // in arrays of n ints: "2n"; nullptr: traffic_predicted's answer is the model
+    double bytes_per_element;   // the same in bytes: 8 (0 with no traffic of its own)
+    Prediction traffic_predicted{};    // the prediction the traffic cell answers
+    Prediction additions_predicted{};  // ... the additions cells of print_counts
+    Prediction launches_predicted{};   // ... the launches cell of print_counts
 };
+// The benchmark's traffic cell of a step: its model's, "? (kName)" while the prediction that
+// is its model is not right (count.cpp).
+std::string traffic_cell(const ScanModel& model);
 extern const ScanModel kNaiveBlockModel, kBlellochBlockModel, kHostLevelsModel, kScanThenPropagateModel,
     kReduceThenScanModel, kDecoupledLookbackModel;
 struct ScanInfo {

@@ -152,8 +152,7 @@ const long long kPaddedBankWays = 2;  // from stride 64 on, lanes t and t + 16 s
 // ---- Step 3: one launch per level ------------------------------------------------------------
 // __syncthreads() waits for the threads of ONE block; the up-sweep and down-sweep need every
 // level finished everywhere before the next begins. The end of a kernel is such a grid-wide
-// barrier: launching one kernel per level lets the host order the levels. Within one level,
-// each thread reads and writes only its own pair (left, right), so the level can work in place.
+// barrier: launching one kernel per level lets the host order the levels.
 constexpr int kLevelThreads = 256;
 
 // y[0 .. m) = in, padded with zeros (the identity of +) up to the power of two m.
@@ -163,12 +162,12 @@ __global__ void levels_load(const T* in, T* y, size_t n, size_t m) {
     if (i < m) y[i] = i < n ? in[i] : T(0);
 }
 
-// Level k of the up-sweep: pair t is (left, right) = (right - 2^k, (t + 1) * 2^(k+1) - 1).
+// Level k of the up-sweep (k = 0 at the leaves): the level of step 2 whose partners are 2^k
+// apart; thread t handles its pair t (left, right) and adds y[left] into y[right].
 template <class T>
 __global__ void upsweep_level(T* y, size_t pairs, int k) {
-    // TODO(step 3): thread t < pairs adds y[left] into y[right] of pair t of level k. Compute the
-    //               indices in size_t: n may be up to 2^31 - 1, so m reaches 2^31 and the top
-    //               pair's (t + 1) << (k + 1) would overflow int.
+    // TODO(step 3): thread t < pairs does pair t of level k. Compute the indices in size_t: n may
+    //               be up to 2^31 - 1, so m reaches 2^31 and the top level's indices overflow int.
     // BEGIN SOLUTION
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= pairs) return;
@@ -464,10 +463,9 @@ void scan_then_propagate(const T* in, T* out, size_t n, ScanKind kind) {
 
 // ---- Step 5: reduce-then-scan: tile totals, scan of the totals, tiles scanned again ----------
 // Step 4 stores each tile's local scan only to read it back and add a number to it. Here pass 1
-// (reduce_tiles) reads the input and writes only one total per tile; pass 2 scans those totals
-// as in step 4, recursively; pass 3 (rescan_tiles) reads the input again and scans each tile
-// starting from its offset, storing the final values once. Scanning a tile twice costs
-// arithmetic, done in registers.
+// (reduce_tiles) sums each tile and stores only its total; pass 2 scans those totals as in step
+// 4, recursively; pass 3 (rescan_tiles) scans each tile again, from its offset, and stores the
+// final values once. Scanning a tile twice costs arithmetic, done in registers.
 template <class T>
 __global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict__ in, T* __restrict__ tile_sums,
                                                              size_t n, bool vector_ok) {
@@ -475,9 +473,9 @@ __global__ void __launch_bounds__(kTileThreads) reduce_tiles(const T* __restrict
     const size_t tile = blockIdx.x;
     T items[kItemsPerThread];
     load_tile(in, n, tile, vector_ok, items);
-    // TODO(step 5): thread 0 writes tile_sums[tile] = the sum of all the tile's items. Reduce each
-    //               warp with shuffles (a butterfly leaves the total in every lane), then the warp
-    //               totals through s_warp, with one barrier.
+    // TODO(step 5): thread 0 writes tile_sums[tile], the sum of all the tile's items: within a
+    //               warp with shuffles (no shared memory), then the warp totals through s_warp,
+    //               with one barrier.
     // BEGIN SOLUTION
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     T s = items[0];
@@ -505,8 +503,8 @@ __global__ void __launch_bounds__(kTileThreads) rescan_tiles(const T* __restrict
     const size_t tile = gridDim.x - 1 - blockIdx.x;
     T items[kItemsPerThread];
     load_tile(in, n, tile, vector_ok, items);
-    // TODO(step 5): scan_tile_partials, then finish_tile from this tile's offset (0 with no
-    //               tile_offsets), then store_tile.
+    // TODO(step 5): store this tile's final scan, the values step 4's three passes give it, from
+    //               its offset tile_offsets[tile] (0 with no tile_offsets).
     // BEGIN SOLUTION
     T vec_offset[kVecsPerThread], block_total;
     scan_tile_partials(items, s_warp, vec_offset, block_total);
@@ -520,10 +518,9 @@ void reduce_then_scan(const T* in, T* out, size_t n, ScanKind kind) {
     if (n == 0) return;
     const size_t tiles = ceil_div(n, kTileItems);
     require_size(tiles <= INT_MAX, "run_reduce_then_scan", n, "more tiles than a grid holds");
-    // TODO(step 5): with more than one tile: scratch as in step 4, pass 1 reduce_tiles, pass 2 the
-    //               exclusive scan of the totals into tile_offsets with this same function. Then,
-    //               for any number of tiles, pass 3 rescan_tiles<T, inclusive?> (tile_offsets =
-    //               nullptr for one tile). Vector loads only where aligned16() holds; check every
+    // TODO(step 5): the three passes (README), the scratch as in step 4 and pass 2 by this same
+    //               function. One tile needs no passes 1 and 2 (tile_offsets = nullptr), but its
+    //               pass 3 still runs. Vector loads only where aligned16() holds; check every
     //               launch; free the scratch.
     // BEGIN SOLUTION
     const bool vector_ok = aligned16(in) && aligned16(out);
@@ -563,10 +560,7 @@ const long long kReduceThenScanBytes = 12;  // pass 1 reads n, pass 3 reads n an
 //   kTilePrefix     value = the sum of this tile and every tile before it
 // A tile publishes its aggregate as soon as it has it, then walks back over its predecessors,
 // adding aggregates, until it meets an inclusive prefix. Tiles are numbered by an atomic counter
-// in the order blocks START, not by blockIdx: a block only ever waits for tiles numbered before
-// its own, which are already running and publish their aggregate without waiting for anyone, so
-// the wait always ends. (With blockIdx, block 5000 may be resident and spinning while block 4999
-// has not been scheduled, because the spinning blocks fill the GPU: a deadlock.)
+// in the order blocks START, not by blockIdx (README, step 6, asks why that makes the wait end).
 enum : unsigned { kTileInvalid = 0, kTileAggregate = 1, kTilePrefix = 2 };
 
 template <class T> __device__ __forceinline__ unsigned bits_of(T v);

@@ -151,49 +151,32 @@ STEP_CASE(kSteps, "decoupled_lookback", "100 runs of n = 2^22+5 all exact (large
     CHECK(wrong == 0);
 }
 
-// ---- the predictions (on the CPU: each expected value derived here, not copied) ---------------
+// ---- the predictions (on the CPU; answers.cpp derives each answer) ---------------------------
+// Where a column of the program answers a prediction, the case also checks that the program's
+// model gives the answer, so that the column cannot stay hidden once the tests pass.
 STEP_HOST_CASE(kSteps, "naive_block", "prediction kNaiveAdditions (inclusive, n = 1000)") {
-    const long long n = 1000;
-    long long additions = 0;
-    for (long long offset = 1; offset < n; offset *= 2) additions += n - offset;  // element i >= offset adds
-    check_prediction("kNaiveAdditions", kNaiveAdditions, additions,
+    check_prediction("kNaiveAdditions", kNaiveAdditions,
                      "at the step with offset d, which elements have a left neighbour d places away?");
+    const std::vector<long long> x(1000, 1);
+    const bool model_agrees =  // no number printed
+        (double)simulate_naive_block(x, ScanKind::inclusive).count.additions == find_answer("kNaiveAdditions")->derive();
+    CHECK_MESSAGE(model_agrees, "count.cpp's naive_block simulation must count this answer: the program shows it only then");
 }
 STEP_HOST_CASE(kSteps, "blelloch_block", "prediction kPaddedBankWays (m = 2048, through padded())") {
-    // Every access of the sweeps: at the level with partners `offset` apart, threads t < m / (2 offset)
-    // touch words offset (2t + 1) - 1 and offset (2t + 2) - 1 (one instruction each), stored at
-    // i + i / 32. For each warp and instruction: the most different words that share a bank.
-    const long long m = 2048;
-    long long worst = 0;
-    for (long long offset = 1; offset < m; offset *= 2) {
-        const long long active = m / (2 * offset);
-        for (long long which = 1; which <= 2; ++which)
-            for (long long warp = 0; warp * 32 < active; ++warp) {
-                std::vector<std::vector<long long>> words(32);
-                for (long long t = warp * 32; t < std::min(active, warp * 32 + 32); ++t) {
-                    const long long i = offset * (2 * t + which) - 1, stored = i + i / 32;
-                    auto& bank = words[stored % 32];
-                    if (std::find(bank.begin(), bank.end(), stored) == bank.end()) bank.push_back(stored);
-                }
-                for (const auto& bank : words) worst = std::max(worst, (long long)bank.size());
-            }
-    }
-    check_prediction("kPaddedBankWays", kPaddedBankWays, worst,
+    check_prediction("kPaddedBankWays", kPaddedBankWays,
                      "the bank of word w is w mod 32: where does i + i/32 put a warp's words at each stride?");
 }
 STEP_HOST_CASE(kSteps, "host_levels", "prediction kHostLevelsCalls (n = 3000)") {
-    long long levels = 0;
-    while ((1LL << levels) < 3000) ++levels;               // the padded size m = 2^levels
-    const long long calls = 1 + levels + 1 + levels + 1;  // load, up-sweep levels, root memset, down-sweep, finish
-    check_prediction("kHostLevelsCalls", kHostLevelsCalls, calls,
+    check_prediction("kHostLevelsCalls", kHostLevelsCalls,
                      "how many levels has the tree of m = next_pow2(n) leaves, and what runs besides them?");
+    const std::vector<long long> x(3000, 1);
+    const bool model_agrees =
+        (double)simulate_host_levels(x, ScanKind::inclusive).count.launches == find_answer("kHostLevelsCalls")->derive();
+    CHECK_MESSAGE(model_agrees, "count.cpp's host_levels simulation must count this answer: the program shows it only then");
 }
 STEP_HOST_CASE(kSteps, "reduce_then_scan", "prediction kReduceThenScanBytes (int, large n)") {
-    const long long pass1 = sizeof(int), pass3 = 2 * sizeof(int);  // reduce_tiles reads; rescan_tiles reads and writes
-    check_prediction("kReduceThenScanBytes", kReduceThenScanBytes, pass1 + pass3,
+    check_prediction("kReduceThenScanBytes", kReduceThenScanBytes,
                      "which passes read the whole input, and which write the whole output?");
-    const bool model_agrees = kReduceThenScanModel.bytes_per_element == pass1 + pass3;  // no number printed
-    CHECK_MESSAGE(model_agrees, "count.cpp's reduce_then_scan traffic must give this answer: the program shows it only then");
 }
 
 // ---- step 7 ---------------------------------------------------------------------------------
@@ -244,14 +227,23 @@ TEST_CASE("host: check_float_scan accepts float rounding, rejects a lost element
     }
 }
 
-TEST_CASE("host: each traffic model says the same in ints and bytes; reduce_then_scan's waits for its prediction") {
+TEST_CASE("host: each traffic model says the same in ints and bytes; the cells that answer a prediction wait for it") {
     for (const ScanStep& s : kSteps) {
         CAPTURE(s.name);
-        const std::string traffic = s.info.model->traffic;  // "2n", "~20n": arrays of n ints
-        CHECK(std::stod(traffic.substr(traffic[0] == '~')) * sizeof(int) == s.info.model->bytes_per_element);
-        const bool predicted = std::string(s.name) == "reduce_then_scan";
-        CHECK(s.info.model->predicted.value == (predicted ? &kReduceThenScanBytes : nullptr));
+        const ScanModel& m = *s.info.model;
+        const std::string name = s.name;
+        if (m.traffic) {  // "2n", "~20n": arrays of n ints
+            const std::string traffic = m.traffic;
+            CHECK(std::stod(traffic.substr(traffic[0] == '~')) * sizeof(int) == m.bytes_per_element);
+        }
+        CHECK((m.traffic == nullptr) == (name == "reduce_then_scan"));
+        CHECK(m.traffic_predicted.value == (name == "reduce_then_scan" ? &kReduceThenScanBytes : nullptr));
+        CHECK(m.additions_predicted.value == (name == "naive_block" ? &kNaiveAdditions : nullptr));
+        CHECK(m.launches_predicted.value == (name == "host_levels" ? &kHostLevelsCalls : nullptr));
     }
+    // The traffic cell of step 5 is its prediction's answer, once that is right.
+    const bool right = (double)kReduceThenScanBytes == find_answer("kReduceThenScanBytes")->derive();
+    CHECK((traffic_cell(kReduceThenScanModel) == "? (kReduceThenScanBytes)") == !right);
 }
 TEST_CASE("host: every simulation in count.cpp computes the scan") {
     auto sims = {simulate_serial,      simulate_naive_block,         simulate_blelloch_block,
@@ -285,8 +277,8 @@ TEST_CASE("host: the simulations of scan_then_propagate and reduce_then_scan, th
     CHECK(simulate_reduce_then_scan(xl, ScanKind::inclusive).result == refl);
 }
 
-// The source material's question, and independent checks of the counts: the naive scan adds
-// n - 2^k at step k; the work-efficient one 2(m - 1) for a power of two m.
+// The source material's question (the program prints its answer), and independent checks of the
+// work-efficient counts: 2(m - 1) for a power of two m, and n more for an inclusive scan.
 TEST_CASE("host: counted additions: n = 32 gives 129 (naive) and 62 (work-efficient)") {
     const std::vector<long long> x32(32, 1);
     CHECK(simulate_naive_block(x32, ScanKind::inclusive).count.additions == 129);
@@ -296,9 +288,6 @@ TEST_CASE("host: counted additions: n = 32 gives 129 (naive) and 62 (work-effici
     CHECK(simulate_serial(x32, ScanKind::inclusive).count.additions == 31);
     for (size_t n : {(size_t)5, (size_t)1000, (size_t)4096}) {
         const std::vector<long long> x(n, 2);
-        unsigned long long naive = 0;
-        for (size_t step = 1; step < n; step *= 2) naive += n - step;
-        CHECK(simulate_naive_block(x, ScanKind::inclusive).count.additions == naive);
         size_t m = 2;
         while (m < n) m *= 2;
         CHECK(simulate_blelloch_block(x, ScanKind::exclusive).count.additions == 2 * (m - 1));

@@ -3,8 +3,8 @@
 //
 // C = A * B (row-major float32, A m x k, B k x n, C m x n), three ways. Each step keeps the same
 // arithmetic, 2mnk FLOP, and cuts the memory traffic per FLOP: the naive kernel asks global
-// memory for 8 bytes per multiply-add; shared-memory tiles divide that by the tile width; register
-// blocking does the same to the reads from shared memory.
+// memory for 8 bytes per multiply-add; shared-memory tiles cut that; register blocking cuts the
+// reads from shared memory.
 
 #include <cstdint>
 
@@ -107,10 +107,10 @@ const double kBlocked1dSharedBytesPerFma = -1;  // your prediction
 
 // ---- Step 4: register blocking in 2D -----------------------------------------------------------
 // Each of 256 threads computes an 8 x 8 micro-tile of a 128 x 128 tile of C. Per step p it loads
-// 8 values of A's column and 8 of B's row into registers and does 8 x 8 = 64 FMAs with them,
-// reading them as 16-byte words (LDS.128). To make A's 8 values contiguous, A's tile is stored
-// TRANSPOSED in shared memory (tile_a[p][m]), and the copy from global memory does the
-// transposition.
+// what its micro-tile needs of A's column and of B's row into registers, reading them as 16-byte
+// words (LDS.128), and does all its FMAs of that step with them. To make its values of A
+// contiguous, A's tile is stored TRANSPOSED in shared memory (tile_a[p][m]), and the copy from
+// global memory does the transposition.
 //
 // A thread's 8 rows are ty*4 .. ty*4+3 and 64+ty*4 .. 64+ty*4+3 (its columns likewise with tx),
 // not 8 adjacent ones: then the 16 threads with the same ty read 16 adjacent float4s of B's row
@@ -174,8 +174,8 @@ __device__ __forceinline__ void fetch_tiles_2d(const float* __restrict__ A, cons
                                                int N, int K, int row0, int col0, int k0, bool vec_a, bool vec_b,
                                                float4 (&a)[k2dAVecsPerThread], float4 (&b)[k2dBVecsPerThread]) {
     // TODO(step 4): fetch this thread's float4s of the two tiles (A's at (row0, k0), B's at
-    //               (k0, col0)) with load4. Number the float4s of a tile row by row; thread t takes
-    //               numbers t, t + k2dThreads, and so on.
+    //               (k0, col0)) with load4: k2dAVecsPerThread of A's and k2dBVecsPerThread of
+    //               B's, chosen so that the 32 loads of a warp read neighbouring float4s.
 }
 
 // Writes what fetch_tiles_2d fetched into shared memory: B's float4s as they are, A's
@@ -184,7 +184,7 @@ __device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dTileK][k2dTile
                                                float (&tile_b)[k2dTileK][k2dTileCols],
                                                const float4 (&a)[k2dAVecsPerThread],
                                                const float4 (&b)[k2dBVecsPerThread]) {
-    // TODO(step 4): the same numbering as fetch_tiles_2d: B's float4s go in as they are (one
+    // TODO(step 4): the float4s fetch_tiles_2d fetched, to their places: B's as they are (one
     //               16-byte store each), A's transposed (four scalar stores each).
 }
 

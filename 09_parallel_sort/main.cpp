@@ -5,6 +5,7 @@
 #include <numeric>
 #include <utility>
 
+#include "answers.h"  // find_answer: a B/key that answers a prediction waits for it
 #include "cub_sort.h"
 #include "parallel_sort.h"
 #include "program.h"
@@ -63,7 +64,13 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
         rows.push_back(row(std::to_string(s.number), std::string(s.name) + (values ? " (pairs)" : ""),
                            expect(is_typed, s.info.sorted_run), values, s.info.sorted_run, [s, job] { s.run(job); },
                            RowKind::step, s.info.bytes_per_key(n, values), s.info.sorted_run ? "-" : values ? kSortPairs : ""));
-        rows.back().cells[0] = s.info.bytes_predicted.shown(rows.back().cells[0], s.info.bytes_per_key(n, false));
+        // A B/key that answers a prediction waits for it (steps.h: Prediction), and so do the
+        // columns computed from it (at copy speed, % of that) and the row's place on the plot.
+        const Prediction& predicted = s.info.predicted;
+        if (predicted.name && (double)*predicted.value != find_answer(predicted.name)->derive()) {
+            rows.back().cells[0] = predicted.shown(rows.back().cells[0], find_answer(predicted.name)->derive());
+            rows.back().work.bytes = 0;
+        }
     }
     // The libraries' bytes per key: Onesweep counts every digit in one pass over the keys (4), then
     // reads and writes them once per 8-bit digit (4 x 8; with values 4 x 16); thrust copies first (8).
@@ -103,9 +110,10 @@ int run(const Program& p, size_t n, const std::string& distribution, KeyType typ
     t.time_format = "%.3f";
     t.rate_format = "%.2f";
     t.footer = "G keys/s: 10^9 keys sorted per second. B/key: the bytes a sort must move per key, read + written\n"
-               "(a model: LECTURE.md); at copy speed: the G keys/s it would reach moving them at the copy's rate,\n"
-               "the roofline of a sort. Step 1 sorts tiles, not the array: no share of a whole sort. A sort of\n"
-               "pairs is compared with SortPairs, every other sort with SortKeys.";
+               "(a model of its passes; steps 2 to 5 show theirs once the prediction it answers is right); at\n"
+               "copy speed: the G keys/s it would reach moving them at the copy's rate, the roofline of a sort.\n"
+               "Step 1 sorts tiles, not the array: no share of a whole sort. A sort of pairs is compared with\n"
+               "SortPairs, every other sort with SortKeys.";
     Measurements table(t, cfg, p.outputs());
     if (!p.bench) {
         measure(table, p, "", n, distribution_named(distribution), type, pairs, p.seed);

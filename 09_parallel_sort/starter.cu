@@ -110,30 +110,29 @@ const long long kTileStages = -1;  // your prediction
 // ---- Step 2: bitonic merges across the whole array ----------------------------------------------
 // Pad n in thought to a power of two N with keys larger than any key. Such padding never moves
 // (nothing is larger), so a pair whose upper position is at or past n needs no work and the
-// padding needs no memory. Block sizes k up to kBitonicTile are step 1's kernel. For each larger
-// k come the flip stage (j = k/2) and the half-cleaners j = k/4, ..., 1. While j >= kBitonicTile
-// the two keys of a pair lie in different tiles, so each stage is one launch over the whole
-// array: the end of a kernel is the only barrier between blocks. From j = kBitonicTile / 2 on,
-// every pair lies inside one tile and the remaining stages run in shared memory, in one launch.
+// padding needs no memory. Block sizes k up to kBitonicTile are step 1's kernel. Each larger k
+// runs the same stages as in a tile: the flip stage (j = k/2), then the half-cleaners j = k/4,
+// ..., 1, over the whole array, with the two kernels below.
 constexpr int kStageThreads = 256;
 
 // One stage over the whole array: thread t orders pair t of the N / 2 pairs at distance j of the
 // merge of size k; j == k / 2 is the flip stage.
 __global__ void bitonic_stage_global(uint32_t* keys, size_t n, size_t pairs, size_t k, size_t j) {
-    // TODO(step 2): the pair of thread t as in half_cleaners (or the flip stage of step 1),
-    //               in size_t; nothing to do past the pairs, or when the upper key is padding.
+    // TODO(step 2): thread t orders its pair of stage (k, j), found as in step 1, in size_t;
+    //               nothing to do past the pairs, or where the upper key is padding.
 }
 
-// The stages at distances kBitonicTile / 2 .. 1 of a merge, in shared memory, every tile on its own.
+// Stages of one merge run on each tile on its own, in shared memory.
 __global__ void __launch_bounds__(kBitonicThreads) bitonic_merge_tiles(uint32_t* keys, size_t n) {
     __shared__ uint32_t s[kBitonicTile];
-    // TODO(step 2): step 1's helpers do it: load, half-cleaners from kBitonicTile / 2, store.
+    // TODO(step 2): the stages of the merge that this kernel can do tile by tile (step 1's helpers
+    //               serve), each tile in place in keys.
 }
 
 void run_bitonic_global(const SortJob& job) {
-    // TODO(step 2): step 1 sorts the tiles into keys_out; then, in keys_out, for k = 2 *
-    //               kBitonicTile, ... up to next_pow2(n): one bitonic_stage_global launch per j
-    //               from k / 2 down to kBitonicTile, then bitonic_merge_tiles. Check every launch.
+    // TODO(step 2): step 1 sorts the tiles into keys_out; then every block size k from
+    //               2 * kBitonicTile up to next_pow2(n), in keys_out, with the two kernels above,
+    //               in as few launches as the barriers allow. Check every launch.
 }
 
 // TODO(step 2): predict on paper: how many kernel launches does run_bitonic_global make, in all
@@ -167,10 +166,10 @@ __global__ void __launch_bounds__(kSplitThreads) split_scatter(const uint32_t* _
                                                                const uint32_t* __restrict__ zero_offsets,
                                                                size_t tiles) {
     __shared__ uint32_t warp_zeros[kSplitThreads / 32], warp_ones[kSplitThreads / 32];
-    // TODO(step 3): rank each key among the warp's keys of its kind (a zero among zeros, a one
-    //               among ones; earlier rows, then lower lanes: __ballot_sync and __popc), add the
-    //               counts of the lower warps, and the tile's first place for its kind. The ones
-    //               come after all zeros of all tiles, and after the ones of earlier tiles.
+    // TODO(step 3): write each key that exists to its place after the split by `bit`, stably.
+    //               A warp can rank its own keys with __ballot_sync and __popc; the warps of the
+    //               tile meet in warp_zeros and warp_ones; zeros and zero_offsets say what the
+    //               other tiles hold.
 }
 
 void run_split_sort(const SortJob& job) {
@@ -226,9 +225,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_histogram(const uint32_t*
 // The lanes of the calling warp whose digit is the same as this lane's, as a bit mask (this lane
 // included). All 32 lanes must call it.
 __device__ uint32_t lanes_with_digit(uint32_t digit) {
-    // TODO(step 4): one __ballot_sync per bit of the digit: the lanes that agree with this one
-    //               on every bit. (__match_any_sync does it in one instruction; CUB's authors
-    //               found the ballots faster for a few bits.)
+    // TODO(step 4): with warp votes (__ballot_sync) only. (__match_any_sync does it in one
+    //               instruction; CUB's authors found votes faster for a digit of a few bits.)
     return 1u << (threadIdx.x % 32);
 }
 
@@ -315,12 +313,10 @@ const long long kRadixBytesPerKey = -1;  // your prediction
 
 // ---- Step 5: int and float keys, and values --------------------------------------------------------
 // Radix sort orders bit patterns as unsigned numbers. A key type sorts with it if every key is
-// first turned into a pattern whose unsigned order is the key's order, and back at the end:
-//   int: two's complement; as unsigned numbers the negative ones come after the positive ones.
-//   float: sign and magnitude; as unsigned numbers all negative ones come after the positive
-//   ones, and a larger magnitude after a smaller one, which is wrong for negative numbers.
-//   parallel_sort.h (key_less) states the order: -0.0 before +0.0, every NaN after +inf.
-// Both functions are one to one on all 2^32 patterns, so no key is lost or changed.
+// first turned into a pattern whose unsigned order is the key's order, and back at the end. int
+// keys are two's complement, float keys IEEE 754 binary32 (a sign bit, 8 exponent bits, 23
+// fraction bits). parallel_sort.h (key_less) states the order: -0.0 before +0.0, every NaN after
+// +inf. Both functions are one to one on all 2^32 patterns, so no key is lost or changed.
 constexpr uint32_t kSignBit = 0x80000000u;
 // The patterns of the NaNs with the sign bit set: 0xFF800001 .. 0xFFFFFFFF.
 constexpr uint32_t kNegativeNaNs = 0x007FFFFFu;

@@ -1,0 +1,92 @@
+// 08_tiled_matmul/answers.cpp: the answers to the predictions of tiled_matmul.h, derived, and what
+// they say about each kernel (the roofline of LECTURE.md, rung by rung). The tests check your
+// constants against these (common/answers.h). Open this file once a prediction passes, not
+// before: it is the working-out on paper.
+#include <algorithm>
+#include <vector>
+
+#include "answers.h"
+#include "tiled_matmul.h"
+
+namespace {
+
+// Step 1: the 32-byte sectors one warp's load instruction touches, when lane l reads float
+// `first + l * stride` of an array that starts on a sector boundary (cudaMalloc aligns to 256).
+//   x->row: lane l has row l and reads A[l][p]: 32 floats K = 1024 floats (4 KB) apart, a sector
+//           each, 32 sectors for 32 useful floats. Its load of B is one address (a broadcast).
+//   x->col: lane l has column l and reads B[p][l]: 32 neighbouring floats, 128 bytes, 4 sectors.
+//           Its load of A is one address (a broadcast).
+// The stores to C follow the same pattern (x->row: 32 rows apart; x->col: neighbours).
+// make profile-08 (1024^3, NVIDIA H100 80GB HBM3) measures 16.5 sectors per load request for
+// x->row and 2.50 for x->col: each kernel has two loads per step, and the counter averages them,
+// (32 + 1) / 2 and (4 + 1) / 2. x->row takes 4.42 ms, x->col 0.347: the caches soften the
+// difference, which is why the time ratio is not the sector ratio.
+double warp_sectors(size_t first, size_t stride) {
+    std::vector<size_t> sectors;
+    for (size_t lane = 0; lane < 32; ++lane) sectors.push_back((first + lane * stride) * sizeof(float) / 32);
+    std::sort(sectors.begin(), sectors.end());
+    return (double)(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+}
+
+// Step 2: one step along k, the block's kTile x kTile threads load a kTile x kTile tile of A and
+// one of B, 2 x 32 x 32 floats of 4 bytes, and do kTile^3 = 32^3 FMAs with them (each thread
+// kTile): 8192 bytes for 32768 FMAs, 0.25 bytes per FMA, the naive kernels' 8 divided by the tile
+// width. As intensity: 2 FLOP per FMA / 0.25 = 8 FLOP per byte, T / 4 for tiles of T.
+double tiled_global_bytes_per_fma() {
+    const double bytes = 2.0 * kTile * kTile * sizeof(float), fmas = (double)kTile * kTile * kTile;
+    return bytes / fmas;
+}
+
+// Step 3: per step p, a thread reads b = tile_b[p][col] once and the 8 values of A its 8 rows
+// need (each a broadcast for the warp), 9 reads of 4 bytes for 8 FMAs: 4.5 bytes per FMA, against
+// the tiled kernel's 2 reads per FMA (8 bytes).
+double blocked_1d_shared_bytes_per_fma() {
+    const double rows = 8;  // a thread's elements of one column of C (README, step 3)
+    return (rows + 1) * sizeof(float) / rows;
+}
+
+// Step 4: per step p, a thread reads 8 values of A's column and 8 of B's row (four float4 reads,
+// 64 bytes) and does 8 x 8 = 64 FMAs with them: 1 byte per FMA. A micro-tile of r x c results
+// reads r + c values for r c FMAs: the larger and squarer, the fewer bytes per FMA, until the
+// accumulators no longer fit in registers (README question 5).
+double blocked_2d_shared_bytes_per_fma() {
+    const double rows = 8, cols = 8;  // a thread's micro-tile of C (README, step 4)
+    return (rows + cols) * sizeof(float) / (rows * cols);
+}
+
+}  // namespace
+
+// Each rung on the H200's roofline (132 SMs at 1980 MHz: FP32 peak 66.9 TFLOP/s, DRAM 4814 GB/s,
+// shared memory 32 banks x 4 B x 132 SMs x 1.98 GHz = 33.5 TB/s). "Global" counts bytes
+// *requested* from global memory per FMA (before the caches), "shared" the bytes each thread reads
+// from shared memory per FMA. Each roof is what that traffic alone allows: min(66.9 TFLOP/s,
+// intensity x 4814 GB/s) for DRAM, and 2 FLOP x 33.5 TB/s / (shared bytes per FMA) for shared
+// memory. Measured at 4096^3, TFLOP/s:
+//
+//   kernel                        global B/FMA  FLOP/byte  DRAM roof  shared B/FMA  shared roof  measured
+//   naive                                  8       0.25        1.2             -            -  0.50 (x->row), 5.75 (x->col)
+//   tiled, T = 32                       0.25          8       38.5             8          8.4  8.67
+//   register_blocked_1d, 64 x 64       0.125         16       66.9           4.5         14.9  15.98
+//   register_blocked_2d, 128 x 128    0.0625         32       66.9             1         66.9  45.31
+//   cuBLAS SGEMM                                                                               51.25
+//
+// The naive kernel is memory-bound twice over. Tiling brings the kernel close to the DRAM ridge
+// (8 against 13.9 FLOP per byte) and register blocking past it (16 and 32), but the bottleneck
+// moves to shared memory; the measured points sit right at that roof (slightly above, because
+// broadcast reads cost less than counted). Only the 2D micro-tile takes shared memory out of the
+// way; what limits it then is the FMA pipe and everything else it must issue (loads, address
+// arithmetic, the barrier). Tiling cuts the global loads 32-fold, yet buys only 1.4 to 1.5 times
+// over the coalesced naive kernel: the caches already gave that kernel most of its reuse.
+
+const std::vector<Answer>& prediction_answers() {
+    static const std::vector<Answer> answers = {
+        // x->row: lane l reads A[l][p] (p = 5), rows K = 1024 floats apart.
+        {"kXRowSectorsA", [] { return warp_sectors(5, 1024); }},
+        // x->col: lane l reads B[p][l], 32 neighbours in row p.
+        {"kXColSectorsB", [] { return warp_sectors(5 * 1024, 1); }},
+        {"kTiledGlobalBytesPerFma", [] { return tiled_global_bytes_per_fma(); }},
+        {"kBlocked1dSharedBytesPerFma", [] { return blocked_1d_shared_bytes_per_fma(); }},
+        {"kBlocked2dSharedBytesPerFma", [] { return blocked_2d_shared_bytes_per_fma(); }},
+    };
+    return answers;
+}
