@@ -1,7 +1,8 @@
 // 11_multi_gpu/main.cpp: one job on several GPUs. Each step gets a table: the links between the
-// GPUs and what a copy over them reaches; the split sum against one GPU; the all-reduce against
-// NCCL measured in the same run (nccl-tests' bus bandwidth); gradient buckets with and without
-// overlap. --bench takes the all-reduce from 8 B to 1 GiB per rank.
+// GPUs and what a copy over them reaches; the split sum against one GPU; the all-reduce by the
+// ring, by one kernel per GPU (one shot and two shots) and by NCCL, in the same run, each timing
+// 20 calls back to back as nccl-tests does (bus bandwidth); gradient buckets with and without
+// overlap. --bench takes the all-reduce from 8 B to 1 GiB per rank and ends with a summary.
 #include <cstdlib>
 #include <cstring>
 #include <memory>

@@ -283,7 +283,7 @@ enum class Shots { one, two };
 inline const char* shots_name(Shots s) { return s == Shots::one ? "one shot" : "two shots"; }
 
 constexpr int kMeshBlocks = 64;       // the most blocks a GPU's kernel may use: one barrier each
-constexpr int kMeshPhases = 2;        // barriers per call: entry, and two shots' middle
+constexpr int kMeshPhases = 2;        // the barriers a call may use: phases 0 and 1
 constexpr int kMeshRanksPerGpu = 8;   // the most ranks one GPU's kernel works for
 
 // What every GPU's kernel sees of the mesh (a copy in each GPU's memory, made once): the staging

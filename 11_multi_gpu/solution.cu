@@ -7,14 +7,16 @@
 // STARTER: // `make test-11` shows which steps pass and `make run-11` shows the program's output.
 //
 // One job on several GPUs: what the machine offers, one sum split over every GPU, an all-reduce
-// around a ring written by hand, the same all-reduce by NCCL, and an all-reduce hidden behind
-// the computation that produces its data. LECTURE.md goes deeper into each.
+// around a ring written by hand, the same all-reduce by NCCL, an all-reduce by one kernel per GPU
+// for small messages, and an all-reduce hidden behind the computation that produces its data.
+// LECTURE.md goes deeper into each.
 //
 // The rules every function keeps are at the top of multi_gpu.h: queue work and return; each
 // rank's work on its own stream, with its device current; no rank touches another rank's
 // buffers before that rank's stream has reached the call (entry), and a rank's stream passes
 // the call only once everything done to its buffers is done (exit). Cross-rank ordering is by
-// events: cudaEventRecord on one stream, cudaStreamWaitEvent on another; never a host wait.
+// events (cudaEventRecord on one stream, cudaStreamWaitEvent on another) or, inside step 5's
+// kernels, by flags in GPU memory; never a host wait.
 
 #include <algorithm>
 #include <cstdint>
@@ -188,7 +190,8 @@ __global__ void copy_words(uint32_t* out, const uint32_t* in, size_t n) {
 
 // Given: queues, on rank `reader`'s stream, a copy of `bytes` (whole elements) from rank `owner`'s
 // `src` into reader's `dst`: by a kernel of reader's that reads owner's memory where the team
-// allows (it starts sooner than a copy engine, LECTURE.md), by a copy engine otherwise.
+// allows (the ring measured faster so than with a copy engine on H100s, LECTURE.md), by a copy
+// engine otherwise.
 [[maybe_unused]] static void pull_segment(const Team& team, int reader, int owner, void* dst, const void* src, size_t bytes) {
     if (bytes == 0) return;
     if (!team.can_read(reader, owner)) return copy_async(dst, src, bytes, team.stream(reader));
@@ -213,10 +216,10 @@ void ring_allreduce(const Team& team, const AllReduce& job) {
     // BEGIN SOLUTION
     for (int r = 0; r < n; ++r) CUDA_CHECK(cudaEventRecord(team.event(r, 0), team.stream(r)));
     // END SOLUTION
-    // TODO(step 3): reduce-scatter in n - 1 rounds: in each, every rank adds its left neighbour's
-    //   running sum of one segment to its own data (from send) into its recv, so that after the
-    //   last round each rank holds one segment's complete sum. launch_add reads what readable_by
-    //   gives. Wait for exactly what a round reads; mark what it wrote (event 1 + round).
+    // TODO(step 3): the reduce-scatter, round after round: in each, every rank adds its left
+    //   neighbour's running sum of one segment to its own data (from send) into its recv, until
+    //   each rank holds one segment's complete sum. launch_add reads what readable_by gives.
+    //   Wait for exactly what a round reads; mark what it wrote with an event of its own.
     // BEGIN SOLUTION
     for (int s = 0; s + 1 < n; ++s)
         for (int r = 0; r < n; ++r) {
@@ -231,9 +234,9 @@ void ring_allreduce(const Team& team, const AllReduce& job) {
             CUDA_CHECK(cudaEventRecord(team.event(r, s + 1), team.stream(r)));
         }
     // END SOLUTION
-    // TODO(step 3): all-gather in n - 1 rounds: each rank copies (pull_segment) a complete segment
-    //   from its left neighbour's recv into its own: the complete segments travel once around.
-    //   Wait, and mark (event n + round), as above.
+    // TODO(step 3): the all-gather, round after round: each rank copies (pull_segment) a complete
+    //   segment from its left neighbour's recv into its own, until every rank has them all.
+    //   Wait and mark as above (team.events_per_rank() is enough for every round).
     // BEGIN SOLUTION
     for (int s = 0; s + 1 < n; ++s)
         for (int r = 0; r < n; ++r) {
