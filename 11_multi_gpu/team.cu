@@ -319,8 +319,8 @@ std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, cons
 }
 
 int direct_blocks(size_t bytes, Shots shots) {
-    // About 16 KiB per block and one block at the least; two shots read a quarter as much per
-    // rank at 4 GPUs, so they start with fewer (measured on H100s: LECTURE.md).
+    // About 16 KiB per block in one shot and 32 KiB in two, one block at the least (chosen from
+    // measurements on H100s: LECTURE.md).
     const size_t per_block = shots == Shots::one ? (16 << 10) : (32 << 10);
     return (int)std::clamp<size_t>((bytes + per_block - 1) / per_block, 1, kMeshBlocks);
 }
