@@ -1,5 +1,5 @@
 # 09_parallel_sort: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
-SUPPORT       := count_scan.cu model.cpp
+SUPPORT       := count_scan.cu
 SANITIZE_ARGS := --n 4099 --pairs
 BASELINES     := cub_sort
 
