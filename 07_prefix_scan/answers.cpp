@@ -78,6 +78,24 @@ double reduce_then_scan_bytes() {
     return pass1 + pass3;
 }
 
+// Step 8: step 6 zeroes one status word per tile and the tile counter (an unsigned in the 64-bit
+// slot after them) before every call. n = 2^28 ints make 2^28 / 4096 = 65536 tiles: 65537 words
+// of 8 bytes, 524,296 bytes. The scan itself moves 8 bytes per element, 2^31 bytes: the memset is
+// 0.024% of them, about 0.17 us at the 3024 GB/s of a device-to-device copy on an NVIDIA H100
+// 80GB HBM3 (CUDA 13.0, L2 flushed, median of 50: the prototype that chose this step). What a
+// memset costs is not its bytes but an operation of its own in the stream, which the scan kernel
+// waits for. On that H100, step 6's kernel with its words kept between calls took 0.1183 ms at
+// 2^25 with a memset before every launch and 0.1170 ms with epochs instead: 1.3 us, about eight
+// times the bytes' time, and at 2^28 (0.9108 against 0.9080 ms) less than the run-to-run spread
+// (about 2%). The allocation from the pool at every call cost more than the memset (0.1229 ms
+// with it at 2^25, 0.1183 without). Neither is what step 8 mostly gains: its back-off took the
+// same kernel from 0.9080 to 0.8200 ms at 2^28 (LECTURE.md, step 8, has the table).
+double lookback_memset_bytes(long long n) {
+    const long long tiles = (n + (long long)kTileItems - 1) / (long long)kTileItems;
+    const long long words = tiles + 1;  // the tile counter's 64-bit slot comes after the tiles'
+    return (double)(words * (long long)sizeof(unsigned long long));
+}
+
 }  // namespace
 
 const std::vector<Answer>& prediction_answers() {
@@ -86,6 +104,7 @@ const std::vector<Answer>& prediction_answers() {
         {"kPaddedBankWays", [] { return padded_bank_ways(2048); }},
         {"kHostLevelsCalls", [] { return host_levels_calls(3000); }},
         {"kReduceThenScanBytes", [] { return reduce_then_scan_bytes(); }},
+        {"kLookbackMemsetBytes", [] { return lookback_memset_bytes(1LL << 28); }},
     };
     return answers;
 }

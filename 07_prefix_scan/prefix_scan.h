@@ -78,6 +78,22 @@ void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind
 // Positions are ints: n <= 2^31 - 1.
 void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept);
 
+// ---- Step 8 (optional): the look-back without what it spends besides bytes --------------------
+// Step 6 without clearing its status words before each call: they are kept from call to call,
+// and every launch gets a number of its own, its epoch. A waiting warp backs off between its
+// reads. One set of words serves every call, so calls must not overlap (one device, one stream,
+// one host thread at a time).
+void run_quiet_lookback(const int* in, int* out, size_t n, ScanKind kind);
+void run_quiet_lookback(const float* in, float* out, size_t n, ScanKind kind);
+// The epochs run 1, 2, ..., kLastEpoch: the high 32 bits of a status word hold the flag and the
+// epoch, packed as you choose (starter.cu). After kLastEpoch the kept words are cleared once, and
+// the count starts again at 1. set_next_epoch lets the tests reach kLastEpoch without 2^30 calls.
+constexpr unsigned kLastEpoch = (1u << 30) - 1;
+void set_next_epoch(unsigned epoch);
+// For the tests: how many of a set of words, packed by epoch_word and read back by flag_in_epoch
+// on the GPU, read otherwise than the launch that wrote them published (0: none).
+int epoch_words_misread();
+
 // The library baseline is CubScan (common/baselines/cub_scan.h).
 
 // ---- Predictions: worked out on paper, written in starter.cu, checked by the tests ------------
@@ -85,6 +101,7 @@ extern const long long kNaiveAdditions;       // step 1: additions scan_naive_bl
 extern const long long kPaddedBankWays;       // step 2: worst bank conflict of the sweeps through padded(), m = 2048
 extern const long long kHostLevelsCalls;      // step 3: launches + memsets of run_host_levels, n = 3000
 extern const long long kReduceThenScanBytes;  // step 5: bytes per element reduce_then_scan moves, int, large n
+extern const long long kLookbackMemsetBytes;  // step 8: bytes step 6's memset writes in one call, n = 2^28 ints
 
 // ---- The source material's racy naive scan, for the demonstration only (racy_demo.cu) ---------
 // Scans kNaiveMaxN ints 100 times with the source's in-place version of step 1, which races,
@@ -180,6 +197,8 @@ Simulated simulate_reduce_then_scan(const std::vector<long long>& x, ScanKind ki
 // The look-back's work depends on timing; this counts the case where each tile finds its
 // predecessor's inclusive prefix already published (one look-back window per tile).
 Simulated simulate_decoupled_lookback(const std::vector<long long>& x, ScanKind kind);
+// Step 8 adds what step 6 adds; it launches no memset.
+Simulated simulate_quiet_lookback(const std::vector<long long>& x, ScanKind kind);
 
 // The program's reports, from these simulations. print_counts: the additions of the serial scan
 // and of the steps `kernel` names ("all" or one step) on x (counted up to 2^24 elements), and
@@ -215,7 +234,7 @@ struct ScanModel {
 // is its model is not right (count.cpp).
 std::string traffic_cell(const ScanModel& model);
 extern const ScanModel kNaiveBlockModel, kBlellochBlockModel, kHostLevelsModel, kScanThenPropagateModel,
-    kReduceThenScanModel, kDecoupledLookbackModel;
+    kReduceThenScanModel, kDecoupledLookbackModel, kQuietLookbackModel;
 struct ScanInfo {
     size_t max_n;
     const ScanModel* model;
@@ -229,7 +248,8 @@ inline const ScanStep kSteps[] = {
      {SIZE_MAX, &kScanThenPropagateModel}},
     {5, "reduce_then_scan", {run_reduce_then_scan, run_reduce_then_scan}, {SIZE_MAX, &kReduceThenScanModel}},
     {6, "decoupled_lookback", {run_decoupled_lookback, run_decoupled_lookback}, {SIZE_MAX, &kDecoupledLookbackModel}},
+    {8, "quiet_lookback", {run_quiet_lookback, run_quiet_lookback}, {SIZE_MAX, &kQuietLookbackModel}},  // optional
 };
-// The last step builds on the scans.
+// Step 7 builds on the scans (step 8, optional, comes after it and is a scan).
 using CompactFn = void (*)(const int* in, int* out, size_t n, int threshold, size_t* kept);
 inline const Step<CompactFn> kCompactStep[] = {{7, "compact", run_compact}};

@@ -6,15 +6,18 @@
 // STARTER: // 07_prefix_scan/starter.cu: your file. Do the TODOs in order; after each step,
 // STARTER: // `make test-07` shows which steps pass and `make run-07` shows the program's output.
 //
-// Prefix sums six ways, from one block to the whole GPU, and stream compaction built on them.
+// Prefix sums six ways, from one block to the whole GPU, stream compaction built on them, and
+// (optional) a seventh scan that spends less than the sixth.
 // Every scan is written once as a template and instantiated for int and float at the bottom.
 
 #include "prefix_scan.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cuda/atomic>
 
+#include "buffer.h"  // DeviceBuffer
 #include "cuda_check.h"
 #include "launch.h"  // ceil_div, next_pow2, keep_pool_memory, require_size
 
@@ -573,10 +576,12 @@ template <> __device__ __forceinline__ float value_of<float>(unsigned long long 
 }
 __device__ __forceinline__ unsigned flag_of(unsigned long long word) { return (unsigned)(word >> 32); }
 
+__device__ __forceinline__ void write_status(unsigned long long* status, unsigned tile, unsigned long long word) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).store(word, cuda::memory_order_relaxed);
+}
 template <class T>
 __device__ __forceinline__ void publish(unsigned long long* status, unsigned tile, unsigned flag, T value) {
-    const unsigned long long word = ((unsigned long long)flag << 32) | bits_of(value);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).store(word, cuda::memory_order_relaxed);
+    write_status(status, tile, ((unsigned long long)flag << 32) | bits_of(value));
 }
 __device__ __forceinline__ unsigned long long read_status(unsigned long long* status, long long tile) {
     return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).load(cuda::memory_order_relaxed);
@@ -725,6 +730,223 @@ void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept)
     // END SOLUTION
 }
 
+// ---- Step 8 (optional): a look-back that spends less ----------------------------------------
+// Step 6 moves the bytes CUB moves. What else does one call spend?
+//  - A memset before the kernel, so that no status word an earlier call left can pass for one of
+//    this call. Here the words stay from call to call and are never cleared between calls (given
+//    below: status_for_launch); every launch gets a number of its own, its epoch: 1, 2, 3, ...
+//    The tile counter gets no memset either.
+//  - The polling. A warp of step 6 that finds a predecessor not yet published reads its 32 words
+//    again at once, and again, while the tiles it waits for are still loading. Here a waiting
+//    warp backs off with __nanosleep(ns) (compute capability 7.0 on), which suspends the calling
+//    thread for about ns nanoseconds (PTX ISA, nanosleep: anywhere from 0 to twice ns).
+
+// The word launch `epoch` publishes for a flag (kTileAggregate or kTilePrefix) and a value: the
+// value's bits in the low 32 bits, as in step 6; the flag and the epoch in the high 32 bits.
+template <class T>
+__device__ __forceinline__ unsigned long long epoch_word(unsigned epoch, unsigned flag, T value) {
+    // TODO(step 8): pack the word. A word that another launch wrote, or one still zero from a
+    //               clearing, must never read as a word of this launch (epochs: kLastEpoch).
+    // BEGIN SOLUTION
+    return ((unsigned long long)(epoch << 2 | flag) << 32) | bits_of(value);  // epoch < 2^30
+    // END SOLUTION
+    // STARTER: return 0;
+}
+
+// The flag that launch `epoch` reads in a word: kTileInvalid for a word it did not write.
+__device__ __forceinline__ unsigned flag_in_epoch(unsigned long long word, unsigned epoch) {
+    // TODO(step 8): unpack what epoch_word packed.
+    // BEGIN SOLUTION
+    const unsigned high = (unsigned)(word >> 32);
+    return high >> 2 == epoch ? high & 3u : kTileInvalid;  // zero (epoch 0) is never this launch
+    // END SOLUTION
+    // STARTER: return kTileInvalid;
+}
+
+// Given, for the tests: epoch_word and flag_in_epoch for every pair of a writing launch w and a
+// reading launch r among a few epochs (the first, neighbours, the last), both flags, and values
+// of each sign and size. Counts the reads that break the contract: r reads w's flag, and its
+// value intact, when w == r, kTileInvalid otherwise; a word still zero reads kTileInvalid.
+__global__ void count_misread_words(unsigned* misread) {
+    const unsigned epochs[] = {1, 2, 3, 1000, kLastEpoch - 1, kLastEpoch};
+    const unsigned flags[] = {kTileAggregate, kTilePrefix};
+    const int ints[] = {0, 1, -1, INT_MIN, INT_MAX, 0x5A5A5A5A};
+    const float floats[] = {0.0f, -0.0f, 1.5f, -3.25e30f};
+    unsigned wrong = 0;
+    for (unsigned r : epochs) {
+        wrong += flag_in_epoch(0ull, r) != kTileInvalid;
+        for (unsigned w : epochs)
+            for (unsigned flag : flags) {
+                const unsigned expected = w == r ? flag : (unsigned)kTileInvalid;
+                for (int v : ints) {
+                    const unsigned long long word = epoch_word(w, flag, v);
+                    wrong += flag_in_epoch(word, r) != expected;
+                    wrong += w == r && value_of<int>(word) != v;
+                }
+                for (float v : floats) {
+                    const unsigned long long word = epoch_word(w, flag, v);
+                    wrong += flag_in_epoch(word, r) != expected;
+                    wrong += w == r && __float_as_uint(value_of<float>(word)) != __float_as_uint(v);
+                }
+            }
+    }
+    *misread = wrong;
+}
+int epoch_words_misread() {
+    DeviceBuffer<unsigned> misread(1);
+    count_misread_words<<<1, 1>>>(misread.get());
+    CUDA_CHECK_LAUNCH();
+    return (int)misread.download()[0];
+}
+
+// BEGIN SOLUTION
+// The back-off of CUB's tuning for 4-byte sums on Hopper (CUDA 13.0, cub/device/dispatch/tuning/
+// tuning_scan.cuh): a tile's predecessors have only just started when it has published its
+// aggregate, so the first read waits longer than the ones after it.
+constexpr unsigned kFirstReadDelayNs = 1245, kReadAgainDelayNs = 648;
+// END SOLUTION
+// Run by one whole warp of tile `tile` (> 0) of launch `epoch`: the sum of all tiles before it.
+template <class T>
+__device__ T quiet_look_back(unsigned long long* status, unsigned tile, unsigned epoch) {
+    // TODO(step 8): step 6's look_back, reading each flag through flag_in_epoch. A warp that finds
+    //               a predecessor not yet published sleeps (__nanosleep) before it reads its window
+    //               again, and may sleep before its first read too: how long, each time, is yours
+    //               to decide (README, step 8).
+    // BEGIN SOLUTION
+    const int lane = threadIdx.x % 32;
+    T exclusive = T(0);
+    long long window_end = (long long)tile - 1;
+    __nanosleep(kFirstReadDelayNs);
+    while (true) {
+        const long long pred = window_end - lane;
+        unsigned long long word = 0;
+        unsigned flag = kTilePrefix;  // tiles before 0: a prefix of 0
+        while (true) {
+            if (pred >= 0) {
+                word = read_status(status, pred);
+                flag = flag_in_epoch(word, epoch);
+            }
+            if (__all_sync(kFullMask, flag != kTileInvalid)) break;
+            __nanosleep(kReadAgainDelayNs);
+        }
+        const unsigned prefix_lanes = __ballot_sync(kFullMask, flag == kTilePrefix);
+        const int last = prefix_lanes ? __ffs(prefix_lanes) - 1 : 31;
+        T v = lane <= last ? value_of<T>(word) : T(0);
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(kFullMask, v, d);
+        exclusive += v;
+        if (prefix_lanes) return exclusive;
+        window_end -= 32;
+    }
+    // END SOLUTION
+    // STARTER: return T(0);
+}
+
+template <class T, bool kInclusive>
+__global__ void __launch_bounds__(kTileThreads)
+    scan_quiet_lookback(const T* __restrict__ in, T* __restrict__ out, size_t n, unsigned long long* status,
+                        unsigned* tile_counter, unsigned epoch, bool vector_ok) {
+    __shared__ unsigned s_tile;
+    __shared__ T s_warp[kWarpsPerTile];
+    __shared__ T s_prefix;
+    // TODO(step 8): step 6's kernel, its words made by epoch_word, its look-back quiet_look_back.
+    //               No memset runs before a launch: tile_counter is 0 when the first launch
+    //               starts, and each launch must leave it at 0 for the next.
+    // BEGIN SOLUTION
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(tile_counter, 1u);
+        // The last ticket: every other block of this launch has drawn its own before it.
+        if (t == gridDim.x - 1) atomicExch(tile_counter, 0u);
+        s_tile = t;
+    }
+    __syncthreads();
+    const unsigned tile = s_tile;
+    T items[kItemsPerThread];
+    load_tile(in, n, tile, vector_ok, items);
+    T vec_offset[kVecsPerThread], block_total;
+    scan_tile_partials(items, s_warp, vec_offset, block_total);
+    T prefix = T(0);
+    if (tile == 0) {
+        if (threadIdx.x == 0) write_status(status, 0, epoch_word(epoch, kTilePrefix, block_total));
+    } else {
+        if (threadIdx.x == 0) write_status(status, tile, epoch_word(epoch, kTileAggregate, block_total));
+        if (threadIdx.x < 32) {
+            const T before = quiet_look_back<T>(status, tile, epoch);
+            if (threadIdx.x == 0) {
+                write_status(status, tile, epoch_word(epoch, kTilePrefix, before + block_total));
+                s_prefix = before;
+            }
+        }
+        __syncthreads();
+        prefix = s_prefix;
+    }
+    finish_tile<T, kInclusive>(items, vec_offset, prefix);
+    store_tile(out, n, tile, vector_ok, items);
+    // END SOLUTION
+}
+
+// Given: the words step 8 keeps between calls. words[0] holds the tile counter (an unsigned in a
+// 64-bit slot), words[1 + t] the status of tile t. They are zeroed when allocated (or grown) and
+// when the epochs run out, never between calls. Freed at exit (DeviceBuffer).
+struct KeptStatus {
+    DeviceBuffer<unsigned long long> words;
+    unsigned epoch = 0;  // the last launch's (0: no launch yet)
+};
+static KeptStatus& kept_status() {
+    static KeptStatus kept;  // created on the first call, after CUDA is up: freed before it goes
+    return kept;
+}
+
+// The kept words, large enough for `tiles`, and the epoch of the launch about to use them.
+static unsigned long long* status_for_launch(size_t tiles, unsigned& epoch) {
+    KeptStatus& k = kept_status();
+    if (k.words.size() < 1 + tiles) {
+        CUDA_CHECK(cudaDeviceSynchronize());  // a launch in flight may still use the old words
+        k.words = DeviceBuffer<unsigned long long>(std::max<size_t>(1 + tiles, (size_t)1 << 16));
+        CUDA_CHECK(cudaMemset(k.words.get(), 0, k.words.bytes()));
+    }
+    if (k.epoch >= kLastEpoch) {  // every epoch used: clear once, and count again from 1
+        CUDA_CHECK(cudaMemsetAsync(k.words.get(), 0, k.words.bytes()));
+        k.epoch = 0;
+    }
+    epoch = ++k.epoch;
+    return k.words.get();
+}
+
+// Forward only: an epoch whose words may still stand must never come back.
+void set_next_epoch(unsigned epoch) {
+    if (epoch < 1 || epoch > kLastEpoch || epoch <= kept_status().epoch) {
+        std::fprintf(stderr, "set_next_epoch: %u is no later epoch in 1 .. kLastEpoch\n", epoch);
+        std::exit(kExitBadInput);
+    }
+    kept_status().epoch = epoch - 1;
+}
+
+template <class T>
+void quiet_lookback(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    const size_t tiles = ceil_div(n, kTileItems);
+    require_size(tiles <= INT_MAX, "run_quiet_lookback", n, "more tiles than a grid holds");
+    unsigned epoch = 0;
+    unsigned long long* words = status_for_launch(tiles, epoch);
+    unsigned* tile_counter = reinterpret_cast<unsigned*>(words);
+    const bool vector_ok = aligned16(in) && aligned16(out);
+    if (kind == ScanKind::inclusive)
+        scan_quiet_lookback<T, true><<<(unsigned)tiles, kTileThreads>>>(in, out, n, words + 1, tile_counter, epoch,
+                                                                          vector_ok);
+    else
+        scan_quiet_lookback<T, false><<<(unsigned)tiles, kTileThreads>>>(in, out, n, words + 1, tile_counter, epoch,
+                                                                           vector_ok);
+    CUDA_CHECK_LAUNCH();
+}
+
+// TODO(step 8): predict on paper: how many bytes does step 6's cudaMemsetAsync write in one call
+//               of run_decoupled_lookback with n = 2^28 ints (what step 8 no longer writes)?
+// BEGIN SOLUTION
+const long long kLookbackMemsetBytes = 524296;  // 2^16 tiles + the counter: 65537 words of 8 bytes
+// END SOLUTION
+// STARTER: const long long kLookbackMemsetBytes = -1;  // your prediction
+
 // ---- The interface: each scan for int and for float ------------------------------------------
 void run_naive_block(const int* in, int* out, size_t n, ScanKind kind) { naive_block(in, out, n, kind); }
 void run_naive_block(const float* in, float* out, size_t n, ScanKind kind) { naive_block(in, out, n, kind); }
@@ -748,3 +970,5 @@ void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind) {
 void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind) {
     decoupled_lookback(in, out, n, kind);
 }
+void run_quiet_lookback(const int* in, int* out, size_t n, ScanKind kind) { quiet_lookback(in, out, n, kind); }
+void run_quiet_lookback(const float* in, float* out, size_t n, ScanKind kind) { quiet_lookback(in, out, n, kind); }

@@ -1,15 +1,18 @@
 // 07_prefix_scan/starter.cu: your file. Do the TODOs in order; after each step,
 // `make test-07` shows which steps pass and `make run-07` shows the program's output.
 //
-// Prefix sums six ways, from one block to the whole GPU, and stream compaction built on them.
+// Prefix sums six ways, from one block to the whole GPU, stream compaction built on them, and
+// (optional) a seventh scan that spends less than the sixth.
 // Every scan is written once as a template and instantiated for int and float at the bottom.
 
 #include "prefix_scan.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cuda/atomic>
 
+#include "buffer.h"  // DeviceBuffer
 #include "cuda_check.h"
 #include "launch.h"  // ceil_div, next_pow2, keep_pool_memory, require_size
 
@@ -348,10 +351,12 @@ template <> __device__ __forceinline__ float value_of<float>(unsigned long long 
 }
 __device__ __forceinline__ unsigned flag_of(unsigned long long word) { return (unsigned)(word >> 32); }
 
+__device__ __forceinline__ void write_status(unsigned long long* status, unsigned tile, unsigned long long word) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).store(word, cuda::memory_order_relaxed);
+}
 template <class T>
 __device__ __forceinline__ void publish(unsigned long long* status, unsigned tile, unsigned flag, T value) {
-    const unsigned long long word = ((unsigned long long)flag << 32) | bits_of(value);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).store(word, cuda::memory_order_relaxed);
+    write_status(status, tile, ((unsigned long long)flag << 32) | bits_of(value));
 }
 __device__ __forceinline__ unsigned long long read_status(unsigned long long* status, long long tile) {
     return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[tile]).load(cuda::memory_order_relaxed);
@@ -421,6 +426,149 @@ void run_compact(const int* in, int* out, size_t n, int threshold, size_t* kept)
     //               every launch; free the scratch.
 }
 
+// ---- Step 8 (optional): a look-back that spends less ----------------------------------------
+// Step 6 moves the bytes CUB moves. What else does one call spend?
+//  - A memset before the kernel, so that no status word an earlier call left can pass for one of
+//    this call. Here the words stay from call to call and are never cleared between calls (given
+//    below: status_for_launch); every launch gets a number of its own, its epoch: 1, 2, 3, ...
+//    The tile counter gets no memset either.
+//  - The polling. A warp of step 6 that finds a predecessor not yet published reads its 32 words
+//    again at once, and again, while the tiles it waits for are still loading. Here a waiting
+//    warp backs off with __nanosleep(ns) (compute capability 7.0 on), which suspends the calling
+//    thread for about ns nanoseconds (PTX ISA, nanosleep: anywhere from 0 to twice ns).
+
+// The word launch `epoch` publishes for a flag (kTileAggregate or kTilePrefix) and a value: the
+// value's bits in the low 32 bits, as in step 6; the flag and the epoch in the high 32 bits.
+template <class T>
+__device__ __forceinline__ unsigned long long epoch_word(unsigned epoch, unsigned flag, T value) {
+    // TODO(step 8): pack the word. A word that another launch wrote, or one still zero from a
+    //               clearing, must never read as a word of this launch (epochs: kLastEpoch).
+    return 0;
+}
+
+// The flag that launch `epoch` reads in a word: kTileInvalid for a word it did not write.
+__device__ __forceinline__ unsigned flag_in_epoch(unsigned long long word, unsigned epoch) {
+    // TODO(step 8): unpack what epoch_word packed.
+    return kTileInvalid;
+}
+
+// Given, for the tests: epoch_word and flag_in_epoch for every pair of a writing launch w and a
+// reading launch r among a few epochs (the first, neighbours, the last), both flags, and values
+// of each sign and size. Counts the reads that break the contract: r reads w's flag, and its
+// value intact, when w == r, kTileInvalid otherwise; a word still zero reads kTileInvalid.
+__global__ void count_misread_words(unsigned* misread) {
+    const unsigned epochs[] = {1, 2, 3, 1000, kLastEpoch - 1, kLastEpoch};
+    const unsigned flags[] = {kTileAggregate, kTilePrefix};
+    const int ints[] = {0, 1, -1, INT_MIN, INT_MAX, 0x5A5A5A5A};
+    const float floats[] = {0.0f, -0.0f, 1.5f, -3.25e30f};
+    unsigned wrong = 0;
+    for (unsigned r : epochs) {
+        wrong += flag_in_epoch(0ull, r) != kTileInvalid;
+        for (unsigned w : epochs)
+            for (unsigned flag : flags) {
+                const unsigned expected = w == r ? flag : (unsigned)kTileInvalid;
+                for (int v : ints) {
+                    const unsigned long long word = epoch_word(w, flag, v);
+                    wrong += flag_in_epoch(word, r) != expected;
+                    wrong += w == r && value_of<int>(word) != v;
+                }
+                for (float v : floats) {
+                    const unsigned long long word = epoch_word(w, flag, v);
+                    wrong += flag_in_epoch(word, r) != expected;
+                    wrong += w == r && __float_as_uint(value_of<float>(word)) != __float_as_uint(v);
+                }
+            }
+    }
+    *misread = wrong;
+}
+int epoch_words_misread() {
+    DeviceBuffer<unsigned> misread(1);
+    count_misread_words<<<1, 1>>>(misread.get());
+    CUDA_CHECK_LAUNCH();
+    return (int)misread.download()[0];
+}
+
+// Run by one whole warp of tile `tile` (> 0) of launch `epoch`: the sum of all tiles before it.
+template <class T>
+__device__ T quiet_look_back(unsigned long long* status, unsigned tile, unsigned epoch) {
+    // TODO(step 8): step 6's look_back, reading each flag through flag_in_epoch. A warp that finds
+    //               a predecessor not yet published sleeps (__nanosleep) before it reads its window
+    //               again, and may sleep before its first read too: how long, each time, is yours
+    //               to decide (README, step 8).
+    return T(0);
+}
+
+template <class T, bool kInclusive>
+__global__ void __launch_bounds__(kTileThreads)
+    scan_quiet_lookback(const T* __restrict__ in, T* __restrict__ out, size_t n, unsigned long long* status,
+                        unsigned* tile_counter, unsigned epoch, bool vector_ok) {
+    __shared__ unsigned s_tile;
+    __shared__ T s_warp[kWarpsPerTile];
+    __shared__ T s_prefix;
+    // TODO(step 8): step 6's kernel, its words made by epoch_word, its look-back quiet_look_back.
+    //               No memset runs before a launch: tile_counter is 0 when the first launch
+    //               starts, and each launch must leave it at 0 for the next.
+}
+
+// Given: the words step 8 keeps between calls. words[0] holds the tile counter (an unsigned in a
+// 64-bit slot), words[1 + t] the status of tile t. They are zeroed when allocated (or grown) and
+// when the epochs run out, never between calls. Freed at exit (DeviceBuffer).
+struct KeptStatus {
+    DeviceBuffer<unsigned long long> words;
+    unsigned epoch = 0;  // the last launch's (0: no launch yet)
+};
+static KeptStatus& kept_status() {
+    static KeptStatus kept;  // created on the first call, after CUDA is up: freed before it goes
+    return kept;
+}
+
+// The kept words, large enough for `tiles`, and the epoch of the launch about to use them.
+static unsigned long long* status_for_launch(size_t tiles, unsigned& epoch) {
+    KeptStatus& k = kept_status();
+    if (k.words.size() < 1 + tiles) {
+        CUDA_CHECK(cudaDeviceSynchronize());  // a launch in flight may still use the old words
+        k.words = DeviceBuffer<unsigned long long>(std::max<size_t>(1 + tiles, (size_t)1 << 16));
+        CUDA_CHECK(cudaMemset(k.words.get(), 0, k.words.bytes()));
+    }
+    if (k.epoch >= kLastEpoch) {  // every epoch used: clear once, and count again from 1
+        CUDA_CHECK(cudaMemsetAsync(k.words.get(), 0, k.words.bytes()));
+        k.epoch = 0;
+    }
+    epoch = ++k.epoch;
+    return k.words.get();
+}
+
+// Forward only: an epoch whose words may still stand must never come back.
+void set_next_epoch(unsigned epoch) {
+    if (epoch < 1 || epoch > kLastEpoch || epoch <= kept_status().epoch) {
+        std::fprintf(stderr, "set_next_epoch: %u is no later epoch in 1 .. kLastEpoch\n", epoch);
+        std::exit(kExitBadInput);
+    }
+    kept_status().epoch = epoch - 1;
+}
+
+template <class T>
+void quiet_lookback(const T* in, T* out, size_t n, ScanKind kind) {
+    if (n == 0) return;
+    const size_t tiles = ceil_div(n, kTileItems);
+    require_size(tiles <= INT_MAX, "run_quiet_lookback", n, "more tiles than a grid holds");
+    unsigned epoch = 0;
+    unsigned long long* words = status_for_launch(tiles, epoch);
+    unsigned* tile_counter = reinterpret_cast<unsigned*>(words);
+    const bool vector_ok = aligned16(in) && aligned16(out);
+    if (kind == ScanKind::inclusive)
+        scan_quiet_lookback<T, true><<<(unsigned)tiles, kTileThreads>>>(in, out, n, words + 1, tile_counter, epoch,
+                                                                          vector_ok);
+    else
+        scan_quiet_lookback<T, false><<<(unsigned)tiles, kTileThreads>>>(in, out, n, words + 1, tile_counter, epoch,
+                                                                           vector_ok);
+    CUDA_CHECK_LAUNCH();
+}
+
+// TODO(step 8): predict on paper: how many bytes does step 6's cudaMemsetAsync write in one call
+//               of run_decoupled_lookback with n = 2^28 ints (what step 8 no longer writes)?
+const long long kLookbackMemsetBytes = -1;  // your prediction
+
 // ---- The interface: each scan for int and for float ------------------------------------------
 void run_naive_block(const int* in, int* out, size_t n, ScanKind kind) { naive_block(in, out, n, kind); }
 void run_naive_block(const float* in, float* out, size_t n, ScanKind kind) { naive_block(in, out, n, kind); }
@@ -444,3 +592,5 @@ void run_decoupled_lookback(const int* in, int* out, size_t n, ScanKind kind) {
 void run_decoupled_lookback(const float* in, float* out, size_t n, ScanKind kind) {
     decoupled_lookback(in, out, n, kind);
 }
+void run_quiet_lookback(const int* in, int* out, size_t n, ScanKind kind) { quiet_lookback(in, out, n, kind); }
+void run_quiet_lookback(const float* in, float* out, size_t n, ScanKind kind) { quiet_lookback(in, out, n, kind); }
