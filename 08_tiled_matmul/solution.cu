@@ -328,33 +328,35 @@ __device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dTileK][k2dTile
     // END SOLUTION
 }
 
-__global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* __restrict__ A,
-                                                                   const float* __restrict__ B,
-                                                                   float* __restrict__ C, int M, int N, int K,
-                                                                   bool vec_a, bool vec_b, bool vec_c) {
-    // TODO(step 4): the 8 x 8 micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16),
-    //               laid out as described above, accumulated in float acc[8][8]. Two pairs of
-    //               shared tiles (__align__(16), A's transposed): while the FMAs use one pair, the
-    //               next tiles travel into registers, then go into the other pair; one barrier per
-    //               step. Write the micro-tile back with store4.
+// The block's product over the k-tiles kt_first .. kt_last - 1 (k-tile t: columns t * k2dTileK..
+// of A's rows from row0, the same rows of B's columns from col0), accumulated in each thread's
+// acc[8][8], which it then hands to write(acc): the kernel that calls it says where the micro-tile
+// goes. Every thread of the block calls it (it has barriers).
+template <class Write>
+__device__ __forceinline__ void tile_product_2d(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                                int K, int row0, int col0, int kt_first, int kt_last, bool vec_a,
+                                                bool vec_b, Write write) {
+    // TODO(step 4): the micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16), laid
+    //               out as described above, in float acc[8][8]. Two pairs of shared tiles
+    //               (__align__(16), A's transposed): while the FMAs use one pair, the next tiles
+    //               travel into registers, then go into the other pair; one barrier per step. The
+    //               range may be empty (K = 0): acc stays zero.
     // BEGIN SOLUTION
     __shared__ __align__(16) float tile_a[2][k2dTileK][k2dTileRows + k2dTileAPad];
     __shared__ __align__(16) float tile_b[2][k2dTileK][k2dTileCols];
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    const int row0 = blockIdx.y * k2dTileRows, col0 = blockIdx.x * k2dTileCols;
 
     float acc[k2dRowsPerThread][k2dColsPerThread] = {};
     float4 a_next[k2dAVecsPerThread], b_next[k2dBVecsPerThread];
-    const int tiles = (K + k2dTileK - 1) / k2dTileK;
-    if (tiles > 0) {
-        fetch_tiles_2d(A, B, M, N, K, row0, col0, 0, vec_a, vec_b, a_next, b_next);
+    if (kt_first < kt_last) {
+        fetch_tiles_2d(A, B, M, N, K, row0, col0, kt_first * k2dTileK, vec_a, vec_b, a_next, b_next);
         store_tiles_2d(tile_a[0], tile_b[0], a_next, b_next);
     }
     __syncthreads();
 
-    for (int t = 0; t < tiles; ++t) {
-        const int buf = t & 1;
-        const bool more = t + 1 < tiles;
+    for (int t = kt_first; t < kt_last; ++t) {
+        const int buf = (t - kt_first) & 1;
+        const bool more = t + 1 < kt_last;
         if (more) fetch_tiles_2d(A, B, M, N, K, row0, col0, (t + 1) * k2dTileK, vec_a, vec_b, a_next, b_next);
 #pragma unroll
         for (int p = 0; p < k2dTileK; ++p) {
@@ -372,14 +374,31 @@ __global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* 
         if (more) store_tiles_2d(tile_a[buf ^ 1], tile_b[buf ^ 1], a_next, b_next);
         __syncthreads();
     }
-
-#pragma unroll
-    for (int i = 0; i < k2dRowsPerThread; ++i) {
-        const int row = row0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
-        store4(C, M, N, row, col0 + tx * 4, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), vec_c);
-        store4(C, M, N, row, col0 + 64 + tx * 4, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]), vec_c);
-    }
+    write(acc);
     // END SOLUTION
+}
+
+// One block per 128 x 128 tile of C, over all of K's k-tiles.
+__global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* __restrict__ A,
+                                                                   const float* __restrict__ B,
+                                                                   float* __restrict__ C, int M, int N, int K,
+                                                                   bool vec_a, bool vec_b, bool vec_c) {
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int row0 = blockIdx.y * k2dTileRows, col0 = blockIdx.x * k2dTileCols;
+    const int k_tiles = (K + k2dTileK - 1) / k2dTileK;
+    tile_product_2d(A, B, M, N, K, row0, col0, 0, k_tiles, vec_a, vec_b,
+                    [&](const float (&acc)[k2dRowsPerThread][k2dColsPerThread]) {
+        // TODO(step 4): write this thread's micro-tile into C with store4, each of its rows
+        //               (which rows of C?) as two float4s.
+        // BEGIN SOLUTION
+#pragma unroll
+        for (int i = 0; i < k2dRowsPerThread; ++i) {
+            const int row = row0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+            store4(C, M, N, row, col0 + tx * 4, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), vec_c);
+            store4(C, M, N, row, col0 + 64 + tx * 4, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]), vec_c);
+        }
+        // END SOLUTION
+    });
 }
 
 // True when every row of a matrix whose rows hold `cols` floats starts on a 16-byte boundary.
@@ -401,3 +420,4 @@ void run_register_blocked_2d(const float* A, const float* B, float* C, int m, in
 const double kBlocked2dSharedBytesPerFma = 1.0;  // per step p: 2 float4 of A and 2 of B (64 bytes) for 64 FMAs
 // END SOLUTION
 // STARTER: const double kBlocked2dSharedBytesPerFma = -1;  // your prediction
+

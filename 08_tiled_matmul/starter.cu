@@ -188,15 +188,34 @@ __device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dTileK][k2dTile
     //               16-byte store each), A's transposed (four scalar stores each).
 }
 
+// The block's product over the k-tiles kt_first .. kt_last - 1 (k-tile t: columns t * k2dTileK..
+// of A's rows from row0, the same rows of B's columns from col0), accumulated in each thread's
+// acc[8][8], which it then hands to write(acc): the kernel that calls it says where the micro-tile
+// goes. Every thread of the block calls it (it has barriers).
+template <class Write>
+__device__ __forceinline__ void tile_product_2d(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                                int K, int row0, int col0, int kt_first, int kt_last, bool vec_a,
+                                                bool vec_b, Write write) {
+    // TODO(step 4): the micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16), laid
+    //               out as described above, in float acc[8][8]. Two pairs of shared tiles
+    //               (__align__(16), A's transposed): while the FMAs use one pair, the next tiles
+    //               travel into registers, then go into the other pair; one barrier per step. The
+    //               range may be empty (K = 0): acc stays zero.
+}
+
+// One block per 128 x 128 tile of C, over all of K's k-tiles.
 __global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* __restrict__ A,
                                                                    const float* __restrict__ B,
                                                                    float* __restrict__ C, int M, int N, int K,
                                                                    bool vec_a, bool vec_b, bool vec_c) {
-    // TODO(step 4): the 8 x 8 micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16),
-    //               laid out as described above, accumulated in float acc[8][8]. Two pairs of
-    //               shared tiles (__align__(16), A's transposed): while the FMAs use one pair, the
-    //               next tiles travel into registers, then go into the other pair; one barrier per
-    //               step. Write the micro-tile back with store4.
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int row0 = blockIdx.y * k2dTileRows, col0 = blockIdx.x * k2dTileCols;
+    const int k_tiles = (K + k2dTileK - 1) / k2dTileK;
+    tile_product_2d(A, B, M, N, K, row0, col0, 0, k_tiles, vec_a, vec_b,
+                    [&](const float (&acc)[k2dRowsPerThread][k2dColsPerThread]) {
+        // TODO(step 4): write this thread's micro-tile into C with store4, each of its rows
+        //               (which rows of C?) as two float4s.
+    });
 }
 
 // True when every row of a matrix whose rows hold `cols` floats starts on a 16-byte boundary.
@@ -215,3 +234,4 @@ void run_register_blocked_2d(const float* A, const float* B, float* C, int m, in
 // TODO(step 4): predict on paper: how many bytes does one thread of matmul_blocked_2d read from
 //               shared memory per FMA?
 const double kBlocked2dSharedBytesPerFma = -1;  // your prediction
+
