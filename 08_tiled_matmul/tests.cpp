@@ -221,6 +221,16 @@ Huge& huge() {
     return h;
 }
 
+// A product whose result is a vector (m or n is 1), with a poisoned C, every element exactly.
+void expect_exact_vector(const Kernel& kernel, const float* A, const float* B, int m, int n, int k,
+                         const std::vector<double>& ref) {
+    DeviceBuffer<float> d_c((size_t)m * n);
+    d_c.poison();
+    kernel.run(A, B, d_c.get(), m, n, k);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK_MATCH(compare(d_c.download(), ref, Tolerance{0.0, 0.0}));
+}
+
 void expect_huge(const Kernels& kernels) {
     Huge& h = huge();
     if (!h.fits) SKIP_CASE("this GPU has too little free memory for 3 x 8.6 GB");
@@ -243,16 +253,8 @@ void expect_huge(const Kernels& kernels) {
         INFO("C big: first wrong element at offset " << first_bad);
         CHECK(bad == 0);
         // A big and B big: every element of the (small) result, exactly.
-        DeviceBuffer<float> d_c((size_t)kHugeRows);
-        d_c.poison();
-        kernel.run(h.d_big_a.get(), h.d_x.get(), d_c.get(), kHugeRows, 1, kHugeCols);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK_MATCH(compare(d_c.download(), h.ref_a, Tolerance{0.0, 0.0}));
-        DeviceBuffer<float> d_r((size_t)kHugeCols);
-        d_r.poison();
-        kernel.run(h.d_y.get(), h.d_big_b.get(), d_r.get(), 1, kHugeCols, kHugeRows);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK_MATCH(compare(d_r.download(), h.ref_b, Tolerance{0.0, 0.0}));
+        expect_exact_vector(kernel, h.d_big_a.get(), h.d_x.get(), kHugeRows, 1, kHugeCols, h.ref_a);
+        expect_exact_vector(kernel, h.d_y.get(), h.d_big_b.get(), 1, kHugeCols, kHugeRows, h.ref_b);
     }
 }
 
@@ -263,15 +265,8 @@ void expect_huge_deep(const Kernels& kernels) {
     if (!h.fits) SKIP_CASE("this GPU has too little free memory for 3 x 8.6 GB");
     for (const Kernel& kernel : kernels) {
         INFO(kernel.label);
-        DeviceBuffer<float> d_c((size_t)kDeepRows);
-        d_c.poison();
-        kernel.run(h.d_big_a.get(), h.d_x_deep.get(), d_c.get(), kDeepRows, 1, kDeepK);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK_MATCH(compare(d_c.download(), h.ref_a_deep, Tolerance{0.0, 0.0}));
-        d_c.poison();
-        kernel.run(h.d_y_deep.get(), h.d_big_b.get(), d_c.get(), 1, kDeepRows, kDeepK);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK_MATCH(compare(d_c.download(), h.ref_b_deep, Tolerance{0.0, 0.0}));
+        expect_exact_vector(kernel, h.d_big_a.get(), h.d_x_deep.get(), kDeepRows, 1, kDeepK, h.ref_a_deep);
+        expect_exact_vector(kernel, h.d_y_deep.get(), h.d_big_b.get(), 1, kDeepRows, kDeepK, h.ref_b_deep);
     }
 }
 
