@@ -54,6 +54,47 @@ double blocked_2d_shared_bytes_per_fma() {
     return (rows + cols) * sizeof(float) / (rows * cols);
 }
 
+// Step 5: a GPU runs SMs x (blocks per SM) blocks at a time, one wave: 132 x 2 = 264 slots of
+// matmul_split_k on an H100 (124 registers a thread, 256 threads a block: two blocks per SM). A
+// grid of `blocks` needs ceil(blocks / 264) waves and keeps blocks / (waves x 264) of their slots
+// busy. With S slices, C's tiles of 128 x 128 make tiles x S blocks.
+//   1024^3: 8 x 8 = 64 tiles. S = 1: 64 / 264 = 0.24 (step 4: three quarters of the GPU idle);
+//           2: 128 / 264 = 0.48; 3: 192 / 264 = 0.73; 4: 256 / 264 = 0.97. Four slices.
+//   1536^3: 12 x 12 = 144 tiles. S = 1: 144 / 264 = 0.55; 2: 288 blocks are 1.09 waves, so two
+//           waves, 288 / 528 = 0.55 again: a grid just past a wave is no better; 3: 432 / 528 =
+//           0.82; 4: 576 / 792 = 0.73; 5: 720 / 792 = 0.91. Five slices.
+// At 2048^3 (256 tiles, 0.97) and 4096^3 (1024 tiles, 3.88 waves, 0.97 of four) the tiles alone
+// fill the waves: one slice, step 4 as it is.
+//
+// Measured on an NVIDIA H100 80GB HBM3 (CUDA 13.0, the course's prototype of this step: L2
+// flushed, median of 25 interleaved runs, % of cuBLAS SGEMM in the same run), the kernel of step 4
+// with a fixed number of slices at 1024^3, atomic adds into a zeroed C:
+//   slices  blocks  waves   % of cuBLAS
+//        1      64   0.24      57.6 (step 4)
+//        2     128   0.48      99.9
+//        3     192   0.73      86.4
+//        4     256   0.97     107.4
+//        8     512   1.94     102.3
+// Three slices are slower than two: 60 SMs run two blocks of 22 k-tiles each while 72 run one,
+// and the busiest SM sets the time; with four, 124 SMs run two blocks of 16. Eight do the same
+// work per SM as four, with twice the atomics and each block's first tile twice as often. The
+// rule of solution.cu takes the fewest slices that keep 90% of the slots busy: four, 106.7%. At
+// 1536^3 its five slices (2.73 waves) reached 103.9%, against step 4's 67.0%; at m = n = 512,
+// k = 8192 (16 tiles) fifteen slices, 86.7% against 11.8%. The deterministic sum (each slice
+// writes its partial tile to a workspace; the last block of the tile adds them in slice order)
+// made the same choices: 98.8% at 1024^3, 95.4% at 1536^3, 69.1% at 512 x 512 x 8192, where the
+// last block's serial sum of fifteen partial tiles shows.
+int fewest_slices_that_fill(int m, int n, int k, int sms, int blocks_per_sm) {
+    const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    const long long wave = (long long)sms * blocks_per_sm;
+    const int k_tiles = (k + 15) / 16;
+    for (int s = 1; s <= k_tiles; ++s) {
+        const long long blocks = tiles * s, waves = (blocks + wave - 1) / wave;
+        if ((double)blocks / (double)(waves * wave) >= 0.9) return s;
+    }
+    return -1;  // none: not the case at these sizes
+}
+
 }  // namespace
 
 // Each rung on the H200's roofline (132 SMs at 1980 MHz: FP32 peak 66.9 TFLOP/s, DRAM 4814 GB/s,
@@ -87,6 +128,9 @@ const std::vector<Answer>& prediction_answers() {
         {"kTiledGlobalBytesPerFma", [] { return tiled_global_bytes_per_fma(); }},
         {"kBlocked1dSharedBytesPerFma", [] { return blocked_1d_shared_bytes_per_fma(); }},
         {"kBlocked2dSharedBytesPerFma", [] { return blocked_2d_shared_bytes_per_fma(); }},
+        // An H100: 132 SMs, two blocks of matmul_split_k on each.
+        {"kSlices1024", [] { return (double)fewest_slices_that_fill(1024, 1024, 1024, 132, 2); }},
+        {"kSlices1536", [] { return (double)fewest_slices_that_fill(1536, 1536, 1536, 132, 2); }},
     };
     return answers;
 }

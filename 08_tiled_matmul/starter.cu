@@ -6,12 +6,13 @@
 // memory for 8 bytes per multiply-add; shared-memory tiles cut that; register blocking cuts the
 // reads from shared memory.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "tiled_matmul.h"
 
 #include "cuda_check.h"
-#include "launch.h"  // ceil_div
+#include "launch.h"  // ceil_div, one_wave_blocks
 
 // ---- Step 1: naive, one thread per element of C ------------------------------------------------
 // Thread (i, j) computes the dot product of row i of A with column j of B. A warp is 32 threads
@@ -188,15 +189,34 @@ __device__ __forceinline__ void store_tiles_2d(float (&tile_a)[k2dTileK][k2dTile
     //               16-byte store each), A's transposed (four scalar stores each).
 }
 
+// The block's product over the k-tiles kt_first .. kt_last - 1 (k-tile t: columns t * k2dTileK..
+// of A's rows from row0, the same rows of B's columns from col0), accumulated in each thread's
+// acc[8][8], which it then hands to write(acc): the kernel that calls it says where the micro-tile
+// goes. Every thread of the block calls it (it has barriers).
+template <class Write>
+__device__ __forceinline__ void tile_product_2d(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                                int K, int row0, int col0, int kt_first, int kt_last, bool vec_a,
+                                                bool vec_b, Write write) {
+    // TODO(step 4): the micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16), laid
+    //               out as described above, in float acc[8][8]. Two pairs of shared tiles
+    //               (__align__(16), A's transposed): while the FMAs use one pair, the next tiles
+    //               travel into registers, then go into the other pair; one barrier per step. The
+    //               range may be empty (K = 0): acc stays zero.
+}
+
+// One block per 128 x 128 tile of C, over all of K's k-tiles.
 __global__ void __launch_bounds__(k2dThreads, 2) matmul_blocked_2d(const float* __restrict__ A,
                                                                    const float* __restrict__ B,
                                                                    float* __restrict__ C, int M, int N, int K,
                                                                    bool vec_a, bool vec_b, bool vec_c) {
-    // TODO(step 4): the 8 x 8 micro-tile of thread (tx, ty) = (threadIdx.x % 16, threadIdx.x / 16),
-    //               laid out as described above, accumulated in float acc[8][8]. Two pairs of
-    //               shared tiles (__align__(16), A's transposed): while the FMAs use one pair, the
-    //               next tiles travel into registers, then go into the other pair; one barrier per
-    //               step. Write the micro-tile back with store4.
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int row0 = blockIdx.y * k2dTileRows, col0 = blockIdx.x * k2dTileCols;
+    const int k_tiles = (K + k2dTileK - 1) / k2dTileK;
+    tile_product_2d(A, B, M, N, K, row0, col0, 0, k_tiles, vec_a, vec_b,
+                    [&](const float (&acc)[k2dRowsPerThread][k2dColsPerThread]) {
+        // TODO(step 4): write this thread's micro-tile into C with store4, each of its rows
+        //               (which rows of C?) as two float4s.
+    });
 }
 
 // True when every row of a matrix whose rows hold `cols` floats starts on a 16-byte boundary.
@@ -215,3 +235,74 @@ void run_register_blocked_2d(const float* A, const float* B, float* C, int m, in
 // TODO(step 4): predict on paper: how many bytes does one thread of matmul_blocked_2d read from
 //               shared memory per FMA?
 const double kBlocked2dSharedBytesPerFma = -1;  // your prediction
+
+// ---- Step 5 (optional): small matrices, k split into slices ------------------------------------
+// Step 4 gives each 128 x 128 tile of C one block. A GPU runs SMs x (blocks per SM) blocks at a
+// time, one wave; a grid of fewer blocks than that leaves SMs idle, however fast each block is.
+// Splitting k gives more blocks for the same tiles: block (x, y, z) computes slice z of the
+// k-tiles of tile (y, x) and adds its partial micro-tile into C, which the launcher zeroes first.
+// The launcher chooses the number of slices from the waves; with one slice, it is step 4.
+
+// store4's twin for a C that several blocks add to: atomic adds, which land in any order. From
+// compute capability 9.0 on, atomicAdd takes a float4 in global memory (CUDA C++ Programming
+// Guide, atomicAdd(); PTX ISA, atom with a vector type): four adds in one instruction, each atomic
+// on its own, at a 16-byte aligned address like any 16-byte access. Elsewhere four scalar ones.
+__device__ __forceinline__ void add4(float* __restrict__ M, int rows, int cols, int r, int c, float4 v, bool vec) {
+    if (r >= rows || c >= cols) return;
+    float* p = M + (size_t)r * cols + c;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (vec && c + 3 < cols) {
+        atomicAdd(reinterpret_cast<float4*>(p), v);
+        return;
+    }
+#endif
+    atomicAdd(p, v.x);
+    if (c + 1 < cols) atomicAdd(p + 1, v.y);
+    if (c + 2 < cols) atomicAdd(p + 2, v.z);
+    if (c + 3 < cols) atomicAdd(p + 3, v.w);
+}
+
+__global__ void __launch_bounds__(k2dThreads, 2) matmul_split_k(const float* __restrict__ A,
+                                                                const float* __restrict__ B,
+                                                                float* __restrict__ C, int M, int N, int K,
+                                                                bool vec_a, bool vec_b, bool vec_c,
+                                                                int kt_per_slice) {
+    // TODO(step 5): block (x, y, z): slice z of tile (y, x), the kt_per_slice k-tiles from
+    //               z * kt_per_slice on (fewer in the last slice), through tile_product_2d as in
+    //               matmul_blocked_2d, its micro-tile added into C with add4.
+}
+
+// At most `slices` slices (fewer where the k-tiles run out: no slice is empty).
+void run_split_k_slices(int slices, const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    const int k_tiles = ceil_div(k, k2dTileK);
+    // TODO(step 5): the k-tiles per slice, then how many slices that makes; one slice (K = 0
+    //               too) is step 4: run_register_blocked_2d. Otherwise zero C (cudaMemsetAsync)
+    //               and launch matmul_split_k on a grid of (tiles along n, tiles along m, slices).
+    //               Check both.
+}
+
+// How many slices to cut each tile's k_tiles k-tiles into, for a grid of `tiles` tiles of C on a
+// GPU that runs `wave` blocks of matmul_split_k at a time (SMs x blocks per SM).
+int slices_by_waves(long long tiles, int k_tiles, int wave) {
+    // TODO(step 5): your rule, from the waves the grid would need with each number of slices.
+    //               What does a slice cost, and when does one more gain nothing? Return 1 to
+    //               leave the grid as step 4 has it.
+    return 1;
+}
+
+// Split-K by waves: the slots of one wave from the occupancy calculator (launch.h), the number of
+// slices from your rule.
+void run_split_k(const float* A, const float* B, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    const long long tiles = (long long)ceil_div(n, k2dTileCols) * ceil_div(m, k2dTileRows);
+    const int wave = one_wave_blocks((const void*)matmul_split_k, k2dThreads);
+    run_split_k_slices(slices_by_waves(tiles, ceil_div(k, k2dTileK), wave), A, B, C, m, n, k);
+}
+
+// TODO(step 5): predict on paper, for an H100 (132 SMs), where matmul_split_k fits 2 blocks per
+//               SM: the fewest slices S whose grid (tiles x S blocks) keeps at least 90% of the
+//               block slots busy over the whole waves it needs (blocks / (waves rounded up x
+//               slots per wave) >= 0.9), at m = n = k = 1024, and at m = n = k = 1536.
+const long long kSlices1024 = -1;  // your prediction
+const long long kSlices1536 = -1;  // your prediction

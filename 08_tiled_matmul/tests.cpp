@@ -3,6 +3,10 @@
 // Every product is checked element by element against the CPU product in double precision,
 // within matmul_tolerance (tiled_matmul.h): |c - c_ref| <= 4 sqrt(k+1) 2^-24 k max|A| max|B|,
 // the rounding a float sum of k terms may pick up. Small integer inputs must match exactly.
+// Step 5 adds its slices' partial sums into C with atomics, in whatever order they land: its
+// last bits may change from run to run. Each element is still a float sum of the same k products,
+// only in another order, and the tolerance holds for any order; with small integers every partial
+// sum is an integer below 2^24, exact in float in any order, so those still match exactly.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -27,6 +31,11 @@ const Shape kTileShapes[] = {{32, 32, 32},   {64, 64, 64},    {128, 128, 128}, {
                              {63, 65, 17},   {127, 129, 130}, {129, 127, 9},   {255, 257, 40},
                              {96, 160, 40},  {1, 128, 128},   {128, 1, 128},   {128, 128, 1},
                              {200, 7, 300},  {130, 260, 36}};
+
+// Deep products of few tiles, where splitting k pays: k-tiles (16 deep) that share out unevenly
+// among slices, a last k-tile that is partial, rows and columns that fit no tile.
+const Shape kDeepShapes[] = {{200, 300, 1000}, {129, 257, 1023}, {64, 64, 4097},
+                             {1, 1, 5000},     {257, 3, 2001},   {1000, 1000, 17}};
 
 // Device copies of A and B, a poisoned C, one run, and the result on the host.
 std::vector<float> gpu_product(MatmulFn run, const std::vector<float>& A, const std::vector<float>& B, int m, int n,
@@ -90,8 +99,8 @@ void expect_empty_cases(const Kernels& kernels) {
 
 // Operands 4 bytes past an allocation's start: sizes that are multiples of 4, but no row is
 // 16-byte aligned, so a kernel that uses float4 only because the sizes allow it would fault.
-void expect_misaligned(const Kernels& kernels) {
-    const int m = 130, n = 132, k = 68;
+void expect_misaligned(const Kernels& kernels, Shape s = {130, 132, 68}) {
+    const int m = s.m, n = s.n, k = s.k;
     std::vector<float> A = random_floats((size_t)m * k, 11), B = random_floats((size_t)k * n, 12);
     std::vector<double> ref = matmul_reference(A, B, m, n, k);
     for (const Kernel& kernel : kernels) {
@@ -163,12 +172,19 @@ std::vector<float> hashed_ints(size_t n, uint64_t seed) {
     return v;
 }
 
+// The same 2^31 + 3 * 2^15 + 1 elements as kDeepRows x kDeepK (3641 x 589833): a product of few
+// tiles and a long k, which a split along k cuts into slices, with offsets past 2^31 in every one.
+constexpr int kDeepRows = kHugeCols / 9, kDeepK = kHugeRows * 9;
+static_assert((size_t)kDeepRows * kDeepK == (size_t)kHugeRows * kHugeCols, "the same buffer");
+
 struct Huge {
     bool fits = false;
     std::vector<float> a_col, b_row;  // C big: the k = 1 column of A and row of B
     std::vector<float> x_vec, y_vec;  // A big: B is a k-vector; B big: A is a k-vector
-    DeviceBuffer<float> d_a_col, d_b_row, d_big_a, d_big_b, d_x, d_y, d_big_c;
+    std::vector<float> x_deep, y_deep;  // the same, for the deep views of A big and B big
+    DeviceBuffer<float> d_a_col, d_b_row, d_big_a, d_big_b, d_x, d_y, d_x_deep, d_y_deep, d_big_c;
     std::vector<double> ref_a, ref_b;  // results of the A-big and B-big products
+    std::vector<double> ref_a_deep, ref_b_deep;  // and of their deep views
     Huge() {
         const size_t big = (size_t)kHugeRows * kHugeCols;
         if (3.0 * big * sizeof(float) > 0.9 * (double)free_gpu_bytes()) return;
@@ -179,24 +195,40 @@ struct Huge {
         d_b_row = DeviceBuffer<float>(b_row);
         d_big_c = DeviceBuffer<float>(big);
         {
-            std::vector<float> A = hashed_ints(big, 3);  // kHugeRows x kHugeCols
+            std::vector<float> A = hashed_ints(big, 3);  // kHugeRows x kHugeCols, or kDeepRows x kDeepK
             x_vec = hashed_ints(kHugeCols, 4);
             ref_a = matmul_reference(A, x_vec, kHugeRows, 1, kHugeCols);
+            x_deep = hashed_ints(kDeepK, 7);
+            ref_a_deep = matmul_reference(A, x_deep, kDeepRows, 1, kDeepK);
             d_big_a = DeviceBuffer<float>(A);
         }
         {
-            std::vector<float> B = hashed_ints(big, 5);  // kHugeRows x kHugeCols, used as k x n
+            std::vector<float> B = hashed_ints(big, 5);  // k x n: kHugeRows x kHugeCols, or kDeepK x kDeepRows
             y_vec = hashed_ints(kHugeRows, 6);
             ref_b = matmul_reference(y_vec, B, 1, kHugeCols, kHugeRows);
+            y_deep = hashed_ints(kDeepK, 8);
+            ref_b_deep = matmul_reference(y_deep, B, 1, kDeepRows, kDeepK);
             d_big_b = DeviceBuffer<float>(B);
         }
         d_x = DeviceBuffer<float>(x_vec);
         d_y = DeviceBuffer<float>(y_vec);
+        d_x_deep = DeviceBuffer<float>(x_deep);
+        d_y_deep = DeviceBuffer<float>(y_deep);
     }
 };
 Huge& huge() {
     static Huge h;  // 26 GB of GPU memory, built once for every step
     return h;
+}
+
+// A product whose result is a vector (m or n is 1), with a poisoned C, every element exactly.
+void expect_exact_vector(const Kernel& kernel, const float* A, const float* B, int m, int n, int k,
+                         const std::vector<double>& ref) {
+    DeviceBuffer<float> d_c((size_t)m * n);
+    d_c.poison();
+    kernel.run(A, B, d_c.get(), m, n, k);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK_MATCH(compare(d_c.download(), ref, Tolerance{0.0, 0.0}));
 }
 
 void expect_huge(const Kernels& kernels) {
@@ -221,16 +253,20 @@ void expect_huge(const Kernels& kernels) {
         INFO("C big: first wrong element at offset " << first_bad);
         CHECK(bad == 0);
         // A big and B big: every element of the (small) result, exactly.
-        DeviceBuffer<float> d_c((size_t)kHugeRows);
-        d_c.poison();
-        kernel.run(h.d_big_a.get(), h.d_x.get(), d_c.get(), kHugeRows, 1, kHugeCols);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK_MATCH(compare(d_c.download(), h.ref_a, Tolerance{0.0, 0.0}));
-        DeviceBuffer<float> d_r((size_t)kHugeCols);
-        d_r.poison();
-        kernel.run(h.d_y.get(), h.d_big_b.get(), d_r.get(), 1, kHugeCols, kHugeRows);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK_MATCH(compare(d_r.download(), h.ref_b, Tolerance{0.0, 0.0}));
+        expect_exact_vector(kernel, h.d_big_a.get(), h.d_x.get(), kHugeRows, 1, kHugeCols, h.ref_a);
+        expect_exact_vector(kernel, h.d_y.get(), h.d_big_b.get(), 1, kHugeCols, kHugeRows, h.ref_b);
+    }
+}
+
+// A big and B big as deep products (m or n = kDeepRows, k = kDeepK), every element exactly: few
+// tiles and a long k, so a step that splits k does, with offsets past 2^31 in its slices.
+void expect_huge_deep(const Kernels& kernels) {
+    Huge& h = huge();
+    if (!h.fits) SKIP_CASE("this GPU has too little free memory for 3 x 8.6 GB");
+    for (const Kernel& kernel : kernels) {
+        INFO(kernel.label);
+        expect_exact_vector(kernel, h.d_big_a.get(), h.d_x_deep.get(), kDeepRows, 1, kDeepK, h.ref_a_deep);
+        expect_exact_vector(kernel, h.d_y_deep.get(), h.d_big_b.get(), 1, kDeepRows, kDeepK, h.ref_b_deep);
     }
 }
 
@@ -250,6 +286,37 @@ STEP_CASES(kSteps, "operands that are not 16-byte aligned", [](const auto& step)
 STEP_CASES(kSteps, "1024x1024x1024 against the CPU and cuBLAS (large)", [](const auto& step) { expect_big(step.run); });
 STEP_CASES(kSteps, "operands of more than 2^31 elements, size_t offsets (large)",
            [](const auto& step) { expect_huge(step.run); });
+
+// ---- step 5: k split into slices ----------------------------------------------------------------
+// The cases above run split-K as its rule chooses; with these shapes, which have many k-tiles for
+// few tiles of C, a rule that splits where it pays does.
+STEP_CASE(kSteps, "split_k", "deep products of few tiles: uneven slices, partial k-tiles, odd shapes") {
+    expect_shapes(step.run, kDeepShapes, 300);
+    expect_misaligned(step.run, {130, 132, 1000});
+}
+// Fixed numbers of slices, whatever the rule would choose: slices of uneven length, and more
+// slices asked for than there are k-tiles.
+template <int Slices>
+void split_k_with(const float* A, const float* B, float* C, int m, int n, int k) {
+    run_split_k_slices(Slices, A, B, C, m, n, k);
+}
+STEP_CASE(kSteps, "split_k", "2, 3, 7, 32 and 1000 slices: deep and edge shapes, integers exact, k = 0") {
+    std::vector<Kernel> fixed = {{"3 slices", split_k_with<3>}, {"1000 slices", split_k_with<1000>}};
+    if (!under_sanitizer())
+        fixed.insert(fixed.end(), {{"2 slices", split_k_with<2>}, {"7 slices", split_k_with<7>},
+                                   {"32 slices", split_k_with<32>}});
+    for (const Kernel& kernel : fixed) {
+        const Kernels one = {{kernel, Kernel{}}};
+        expect_shapes(one, kDeepShapes, 400);
+        expect_shapes(one, kEdgeShapes, 500);
+        expect_exact_integers(one);
+        expect_empty_cases(one);
+        expect_misaligned(one, {130, 132, 1000});
+    }
+}
+STEP_CASE(kSteps, "split_k", "deep products with operands of more than 2^31 elements (large)") {
+    expect_huge_deep(step.run);
+}
 
 // ---- the library reference --------------------------------------------------------------------
 TEST_CASE("cuBLAS: row-major through the transpose identity, 67x129x33 and 1024^3 (large)" * needs_gpu()) {
@@ -279,6 +346,14 @@ STEP_HOST_CASE(kSteps, "register_blocked_1d", "prediction kBlocked1dSharedBytesP
 STEP_HOST_CASE(kSteps, "register_blocked_2d", "prediction kBlocked2dSharedBytesPerFma") {
     check_prediction("kBlocked2dSharedBytesPerFma", kBlocked2dSharedBytesPerFma,
                      "per step p, a thread reads a column piece of A and a row piece of B: how many FMAs use them?");
+}
+STEP_HOST_CASE(kSteps, "split_k", "predictions kSlices1024 and kSlices1536 (132 SMs, 2 blocks per SM)") {
+    check_prediction("kSlices1024", kSlices1024,
+                     "how many tiles has C at 1024^3, how many blocks run at once, and what share of "
+                     "those slots does each number of slices keep busy?");
+    check_prediction("kSlices1536", kSlices1536,
+                     "count the waves each number of slices needs, rounded up: a grid just past one "
+                     "wave leaves the second one nearly empty");
 }
 
 // ---- host -----------------------------------------------------------------------------------

@@ -42,6 +42,13 @@ void run_register_blocked_1d(const float* A, const float* B, float* C, int m, in
 // loads and stores where alignment allows.
 void run_register_blocked_2d(const float* A, const float* B, float* C, int m, int n, int k);
 
+// ---- Step 5 (optional): small matrices, k split into slices -------------------------------------
+// Step 4's tile product, with the k-tiles of each tile of C cut into slices, one block each, whose
+// partial micro-tiles are added into C. run_split_k_slices makes at most `slices` of them (fewer
+// where the k-tiles run out: no slice is empty); run_split_k chooses the number from the waves.
+void run_split_k_slices(int slices, const float* A, const float* B, float* C, int m, int n, int k);
+void run_split_k(const float* A, const float* B, float* C, int m, int n, int k);
+
 // The library reference is CublasSgemm (common/baselines/cublas_sgemm.h), same contract.
 
 // ---- Predictions: worked out on paper, written in starter.cu, checked by the tests -------------
@@ -50,6 +57,8 @@ extern const long long kXColSectorsB;            // step 1: sectors of one warp'
 extern const double kTiledGlobalBytesPerFma;     // step 2: global bytes requested per FMA, large sizes
 extern const double kBlocked1dSharedBytesPerFma; // step 3: shared bytes a thread reads per FMA
 extern const double kBlocked2dSharedBytesPerFma; // step 4: shared bytes a thread reads per FMA
+extern const long long kSlices1024;              // step 5: the fewest slices that fill the waves, 1024^3
+extern const long long kSlices1536;              // step 5: the same at 1536^3
 
 // ---- The steps, in order: the program, the tests and their summary all read this list --------
 // A step's kernels, as the tables name them: step 1 has two (its two mappings), the others one.
@@ -74,6 +83,7 @@ inline const Step<Kernels> kSteps[] = {
     {2, "tiled", {{{"tiled", run_tiled}}}},
     {3, "register_blocked_1d", {{{"register_blocked 1D", run_register_blocked_1d}}}},
     {4, "register_blocked_2d", {{{"register_blocked 2D", run_register_blocked_2d}}}},
+    {5, "split_k", {{{"split-K by waves", run_split_k}}}},  // optional: the exercise is complete at step 4
 };
 
 // ---- CPU reference ---------------------------------------------------------------------------
