@@ -242,6 +242,9 @@ VARIANTS := solution starter pristine
 #                     (.cu files compiled by nvcc, .cpp by the host compiler), e.g. lattice.cu.
 #                     Any other .cu or .cpp in the folder (a merge tool's starter_BACKUP_1234.cu,
 #                     "starter copy.cu") is not part of the exercise: named in one line, ignored
+#   USES              sources of other exercises compiled into this one's program and tests, as
+#                     the folder's own .cu files are, e.g. 08_tiled_matmul/solution.cu (10's tables
+#                     compare with 08's kernel): a copy of the course without it says so in one line
 #   LIBS              extra link flags, e.g. -lgif, -lcublas
 #   CUDA_FLAGS        extra nvcc flags for the exercise's .cu files
 #   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum
@@ -254,7 +257,7 @@ VARIANTS := solution starter pristine
 #   PROFILE_COLUMNS   profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES  the most kernel launches profile-NN profiles (default 64)
 # Each key is read into KEY_NN (LIBS_02, ...); EXERCISE_DEFAULT_KEY is its default.
-EXERCISE_KEYS := SUPPORT LIBS CUDA_FLAGS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
+EXERCISE_KEYS := SUPPORT USES LIBS CUDA_FLAGS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
 EXERCISE_DEFAULT_PROFILE_LAUNCHES := 64
 
 # $(1) folder, $(2) number: read the folder's exercise.mk into NN-suffixed variables.
@@ -272,6 +275,7 @@ SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANI
 SANITIZE_SPECS += $$(SANITIZE_SPEC_$(2))
 SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 $(2)_SUPPORT_OBJ := $(patsubst %,$(BUILD)/$(1)/support/%.o,$(SUPPORT_$(2)) $(notdir $(wildcard $(1)/answers.cpp))) \
+                    $(patsubst %,$(BUILD)/$(1)/uses/%.o,$(USES_$(2))) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
 $(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok) \
                   $(if $(findstring -lnccl,$(LIBS_$(2))),$(BUILD)/deps-nccl.ok)
@@ -291,6 +295,9 @@ $(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) $(wildcard $(
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) $(STARTER_FLAGS) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/uses/%.cu.o: %.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
+	@mkdir -p $$(@D); echo "  NVCC  $$< (for $(1))"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
@@ -371,11 +378,18 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 # $(1) folder, $(2) number: the first name in SUPPORT that is not one of the folder's own sources
 support_bad = $(firstword $(foreach f,$(SUPPORT_$(2)),$(if $(and $(filter %.cu %.cpp,$(f)),$(filter-out starter.cu solution.cu main.cpp tests.cpp answers.cpp,$(f)),$(wildcard $(1)/$(f))),,$(f))))
 support_why = $(if $(filter starter.cu solution.cu main.cpp tests.cpp answers.cpp,$(1)),which is always part of it,$(if $(filter %.cu %.cpp,$(1)),which is not a file in $(2)/,which is not a .cu or .cpp file))
+# $(1) number: the first name in USES that is no .cu file of this course
+uses_bad = $(firstword $(foreach f,$(USES_$(1)),$(if $(and $(filter %.cu,$(f)),$(wildcard $(f))),,$(f))))
 # $(1) folder, $(2) number: its other .cu and .cpp files, comma-separated
 other_sources = $(shell source common/printable.sh; cd $(call shell_quote,$(1)) && for f in *.cu *.cpp; do [ -f "$$f" ] || continue; case " starter.cu solution.cu main.cpp tests.cpp answers.cpp $(SUPPORT_$(2)) " in (*" $$f "*) ;; (*) out+="$${out:+, }$$(printable "$$f" 400)" ;; esac; done; printf '%s' "$${out-}")
 define CHECK_SOURCES
 ifneq ($$(call support_bad,$(1),$(2)),)
   $$(error $(1)/exercise.mk: SUPPORT names $$(call support_bad,$(1),$(2)), $$(call support_why,$$(call support_bad,$(1),$(2)),$(1)): it lists the exercise's own .cu and .cpp files besides starter.cu, solution.cu, main.cpp, tests.cpp and answers.cpp)
+endif
+ifneq ($$(filter all check status sanitize %-$(2),$(BUILDING)),)
+  ifneq ($$(call uses_bad,$(2)),)
+    $$(error $(1)/exercise.mk: USES names $$(call uses_bad,$(2)), $$(if $$(filter %.cu,$$(call uses_bad,$(2))),which this copy of the course does not have: $(1) is built with it (copy its exercise's folder too),which is not a .cu file))
+  endif
 endif
 ifeq ($(MAKELEVEL),0)
   ifneq ($$(filter all check status sanitize %-$(2),$(BUILDING)),)

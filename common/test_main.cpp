@@ -137,6 +137,12 @@ struct SummaryListener : doctest::IReporter {
 
 REGISTER_LISTENER("course_summary", 1, SummaryListener);
 
+std::vector<const doctest::detail::TestCase*> course_testing::registered_tests() {
+    std::vector<const doctest::detail::TestCase*> all;
+    for (const auto& tc : doctest::detail::getRegisteredTests()) all.push_back(&tc);
+    return all;
+}
+
 // doctest's wildcards (* any text, ? one character, any case), matched in one pass with one
 // place to come back to (the last *): at most |pattern| x |name| steps, never exponential, so
 // a filter such as -tc='*?*?*?*?*?*?*?*?*#' ends at once.
@@ -253,11 +259,11 @@ int main(int argc, char** argv) {
     // A case that names a step kSteps does not declare, or a "step ..." case typed by hand
     // instead of STEP_CASE: the suite would report a phantom step, so it does not start.
     std::vector<std::string> errors = course_testing::registration_errors();
-    for (const auto& tc : doctest::detail::getRegisteredTests()) {
-        if (step_of_case(tc.m_name).empty() || tc.m_test == course_testing::run_registered_case) continue;
-        std::string file = tc.m_file.c_str();
+    for (const auto* tc : course_testing::registered_tests()) {
+        if (step_of_case(tc->m_name).empty() || tc->m_test == course_testing::run_registered_case) continue;
+        std::string file = tc->m_file.c_str();
         file = file.substr(file.find_last_of('/') + 1);
-        errors.push_back(file + ":" + std::to_string(tc.m_line) + ": the case '" + tc.m_name +
+        errors.push_back(file + ":" + std::to_string(tc->m_line) + ": the case '" + tc->m_name +
                          "' types its step by hand: write it as STEP_CASE(kSteps, \"name\", \"what it checks\")");
     }
     if (!errors.empty()) {

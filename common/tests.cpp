@@ -620,6 +620,36 @@ TEST_CASE("host: steps: a case naming a step that kSteps does not declare is an 
     course_testing::declared_steps() = declared;  // these two steps are not the suite's
 }
 
+// The glue of testing.h on doctest's detail namespace (pinned to doctest 2.4 there): a case
+// registered at run time is listed by doctest with its name, file, line and suite, and when
+// doctest runs it, the body that runs is its own (it checks the name doctest gives the case).
+namespace {
+const char* const kGlueCase = "host: testing.h: a case registered at run time runs its own body, under its own name";
+[[maybe_unused]] const int glue_registered = course_testing::register_case(
+    "dir/glue.cpp", 7, kGlueCase,
+    [] {
+        CHECK(std::string(doctest::getContextOptions()->currentTest->m_name) == kGlueCase);
+    },
+    false);
+}  // namespace
+
+TEST_CASE("host: testing.h: doctest lists a case registered at run time as registered, and finds its body") {
+    const doctest::detail::TestCase* found = nullptr;
+    for (const auto* tc : course_testing::registered_tests())
+        if (std::string(tc->m_name) == kGlueCase) found = tc;
+    REQUIRE(found != nullptr);
+    CHECK(std::string(found->m_file.c_str()) == "dir/glue.cpp");
+    CHECK(found->m_line == 7u);
+    CHECK(std::string(found->m_test_suite) == "");
+    const bool runs_the_glue = found->m_test == course_testing::run_registered_case;
+    CHECK(runs_the_glue);
+    CHECK(std::string(found->m_full_name.c_str()) == kGlueCase);
+    const auto& cases = course_testing::registered_cases();
+    REQUIRE(found->m_template_id >= 0);
+    REQUIRE((size_t)found->m_template_id < cases.size());
+    CHECK(cases[(size_t)found->m_template_id].name == kGlueCase);
+}
+
 // ---- measure.h: the CSV and the roofline (host); the timing loop itself (GPU) ----------------
 namespace {
 RowResult made_row(const std::string& section, const std::string& step, const std::string& name, RowKind kind,
