@@ -69,9 +69,14 @@ inline std::string& skip_reason() {
     return reason;
 }
 
-// "step 3 grid_stride" for every declared step, in order: the summary's list of steps.
-inline std::vector<std::string>& declared_steps() {
-    static std::vector<std::string> steps;
+// Every declared step, in order: the summary's list of steps (and the record's, records.h).
+struct DeclaredStep {
+    int number;
+    std::string name;
+    std::string label() const { return step_label(number, name); }
+};
+inline std::vector<DeclaredStep>& declared_steps() {
+    static std::vector<DeclaredStep> steps;
     return steps;
 }
 
@@ -79,10 +84,9 @@ template <class Fn, class Info, size_t N>
 int declare_steps(const Step<Fn, Info> (&steps)[N]) {
     auto& all = declared_steps();
     for (const auto& s : steps) {
-        const std::string label = step_label(s.number, s.name);
         bool known = false;
-        for (const auto& d : all) known = known || d == label;
-        if (!known) all.push_back(label);
+        for (const auto& d : all) known = known || d.label() == step_label(s.number, s.name);
+        if (!known) all.push_back({s.number, s.name});
     }
     return 0;
 }
