@@ -55,11 +55,12 @@ override COURSE_PROGRESS_DIR := $(call literal,COURSE_PROGRESS_DIR,)
 override STRICT_STARTERS     := $(call literal,STRICT_STARTERS,)
 override CI                  := $(call literal,CI,)
 export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS COURSE_PROGRESS_DIR STRICT_STARTERS CI
-# Internal: only common/with_args.sh sets it (make test-NN with your starter), never a user.
-unexport COURSE_STEPS_LOG
+# Internal: only common/with_args.sh sets the first (make test-NN with your starter), and only the
+# course's tools the second (the file of a run's record: common/records.h), never a user.
+unexport COURSE_STEPS_LOG COURSE_RECORD
 
 # Make runs in the course's folder: every path here is relative to it.
-ifeq ($(wildcard common/check.sh),)
+ifeq ($(wildcard common/course.cpp),)
   $(error run make in the course's folder: make -C '$(patsubst %/,%,$(dir $(firstword $(MAKEFILE_LIST))))' $(MAKECMDGOALS))
 endif
 
@@ -118,7 +119,7 @@ endif
 ifneq ($(if $(NCU),$(call one_word,$(NCU)),y),y)
   $(error NCU must be Nsight Compute's ncu, one word such as /usr/local/cuda/bin/ncu (got '$(call shown,$(NCU))'))
 endif
-# STEP and LEVEL (checked by common/hints.sh) and COURSE_PROGRESS_DIR are any text on one line.
+# STEP and LEVEL (checked by the course tool, common/hints.h) and COURSE_PROGRESS_DIR are any text on one line.
 $(foreach s,STEP LEVEL COURSE_PROGRESS_DIR,$(if $(findstring $(newline),$($(s))),$(error $(s) must be one line (got '$(call shown,$($(s)))'))))
 # sm_ then digits, maybe an a or an f (sm_90a, sm_100f): which of those nvcc knows is asked below.
 arch_digits = $(patsubst %a,%,$(patsubst %f,%,$(patsubst sm_%,%,$(filter sm_%,$(1)))))
@@ -331,12 +332,12 @@ bench-$(2): $(BUILD)/$(1)/$(USE)/$(3)
 test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout $(if $(filter starter,$(USE)),--record $(1)) "$$<"
-sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
+sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests $(COURSE_TOOL)
 	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $$(SANITIZE_SPEC_$(2))
-profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
+profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL) $(COURSE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
 	@$(foreach k,$(filter PROFILE_%,$(EXERCISE_KEYS)),$(k)=$(call shell_quote,$($(k)_$(2)))) \
-	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL)
+	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL) $(COURSE_TOOL)
 endef
 
 $(BUILD)/common/test_main.o: common/test_main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
@@ -364,7 +365,14 @@ $(BUILD)/common/profile_table.o: common/profile_table.cpp $(FLAGS_STAMP)
 $(PROFILE_TOOL): $(BUILD)/common/profile_table.o
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(CXX) $^ -o $@
-ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL)
+# The course tool (common/course.cpp): make status, make check's runs and counts, make hint-NN.
+# The host compiler alone builds it, without the flags stamp: make hint-NN needs no CUDA.
+COURSE_TOOL := $(BUILD)/common/course
+COURSE_TOOL_SOURCES := common/course.cpp common/course_tests.cpp
+$(COURSE_TOOL): $(COURSE_TOOL_SOURCES) $(addprefix common/,hints.h records.h json.h steps.h options.h output_file.h exit_codes.h)
+	@mkdir -p $(@D); echo "  CXX   $(COURSE_TOOL_SOURCES) (the course tool)"
+	$(Q)$(CXX) -std=c++17 -O2 -Wall -Wextra -Icommon $(COURSE_TOOL_SOURCES) -o $@
+ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL) $(COURSE_TOOL)
 SANITIZE_SPECS :=
 SANITIZE_BINARIES :=
 KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o $(BUILD)/common/profile_table.o
@@ -411,12 +419,12 @@ endif
 run-% test-% bench-% sanitize-% build-% profile-%:
 	$(error there is no exercise '$(call shown,$*)' (exercises: $(numbers)))
 
-# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
-# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to
+# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (the course tool, common/hints.h) ---------------------
+# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its record to
 # NN_x.steps in the progress folder (common/with_args.sh --record; make clean keeps it), so a hint
 # starts at the first step not passed yet. The folder, .progress or COURSE_PROGRESS_DIR, is never
 # part of a rule: the recipes have it as an environment value. STEP, LEVEL and the folder reach
-# common/hints.sh in a file of their own, one a line (HINT_SETTINGS), never on a command line, so
+# the tool in a file of their own, one a line (HINT_SETTINGS), never on a command line, so
 # that a value of any length or text arrives as typed, in the check that make runs while reading
 # this file (one line and exit 2 on bad input) as in the hint shown.
 hint_goals := $(filter hint-%,$(MAKECMDGOALS))
@@ -427,13 +435,13 @@ ifneq ($(hint_goals),)
   endif
   $(file >$(hint_file),$(STEP)$(newline)$(LEVEL)$(newline)$(COURSE_PROGRESS_DIR))
 endif
-hint_run = HINT_SETTINGS=$(call shell_quote,$(hint_file)) bash common/hints.sh
+hint_run = HINT_SETTINGS=$(call shell_quote,$(hint_file)) $(COURSE_TOOL) hint
 .PHONY: hint
 hint:
 	$(error say which exercise's hint: make hint-NN (exercises: $(numbers)))
 # Bad input (no such exercise, step or level; a malformed hints.md) stops make with one line.
 hint_refuse = $(if $(1),$(shell rm -f $(call shell_quote,$(hint_file)))$(error $(1)))
-hint-%:
+hint-%: $(COURSE_TOOL)
 	$(call hint_refuse,$(shell $(hint_run) check $(call shell_quote,$*) $(EXERCISES) 2>&1))
 	@$(hint_run) show $(call shell_quote,$*) $(EXERCISES); rc=$$?; \
 	  $(if $(filter $@,$(lastword $(hint_goals))),rm -f $(call shell_quote,$(hint_file));) exit $$rc
@@ -446,15 +454,15 @@ all: $(ALL_BINARIES)
 # Builds everything in parallel, then runs every suite in turn (one GPU, honest timings).
 check:
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	@bash common/check.sh common $(EXERCISES) common/bad_input.sh common/hints_test.sh
+	@$(COURSE_TOOL) check common $(EXERCISES) common/bad_input.sh tool-tests
 
-status:
-	@bash common/status.sh $(EXERCISES)
+status: $(COURSE_TOOL)
+	@$(COURSE_TOOL) status $(EXERCISES)
 
 # Every solution's runs in one parallel batch (common/sanitize.sh), once everything is built.
 sanitize:
 	@bash common/sanitize.sh --need-gpu || exit 2
-	@$(MAKE) --no-print-directory -j$(JOBS) $(SANITIZE_BINARIES)
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SANITIZE_BINARIES) $(COURSE_TOOL)
 	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $(SANITIZE_SPECS)
 
 doctor:

@@ -30,8 +30,8 @@
 // `make profile-NN` runs the program that way under Nsight Compute and files each kernel
 // launch under the range it ran in.
 //
-// The run's record, for the course's tools: with COURSE_RECORD=FILE (OutputFiles::record),
-// finish() writes one JSON object,
+// The run's record, for the course's tools (make profile-NN reads it; nothing reads the tables
+// printed): with COURSE_RECORD=FILE (OutputFiles::record), finish() writes one JSON object,
 //   {"record":"program","rows":[{"section":"2^25 floats","step":"3","name":"sequential","kind":"step",
 //    "status":"ok","detail":"..."},...],"ranges":[{"label":"step 3 sequential","step":true},...],"failures":0}
 // ranges: the NVTX ranges run under COURSE_PROFILE=1, in order, and whether each is a step's.
@@ -231,10 +231,8 @@ public:
     // number of rows that failed their check.
     int finish() {
         if (!spec_.footer.empty()) std::printf("%s\n", spec_.footer.c_str());
-        if (profiling_mode()) {
+        if (profiling_mode())
             std::printf("COURSE_PROFILE=1: each row ran once inside an NVTX range named by its label, untimed.\n");
-            for (const auto& r : ranges_) std::printf("nvtx range: %s\n", r.first.c_str());  // for make profile-NN
-        }
         else
             std::printf("time: %s.\n", timing_method(timing_).c_str());
         if (!files_.csv.empty()) write_file(files_.csv, csv());

@@ -1,6 +1,7 @@
 // records.h: the record a test program leaves for the course's tools, written and read here
 // only. A test program prints its lines for people ("steps: 2 of 3 passed (...)", "result: ...");
-// the tools are to read this record instead, one JSON object on one line:
+// the tools (build/common/course: make status, make check, make hint-NN) read this record instead,
+// one JSON object on one line:
 //
 //   {"record":"tests","steps":[{"number":1,"name":"one_block","state":"ok"},...],"steps_passed":1,
 //    "cases":{"passed":12,"failed":5,"skipped":3},"no_gpu":"why","skips":["why",...],"errors":[...]}
@@ -8,8 +9,9 @@
 // state: "ok", "failed", "needs a GPU" (its GPU cases could not run here) or "not run".
 // no_gpu: present when the GPU cases were left out, and why. skips: each SKIP_CASE reason once.
 // errors: what stopped the suite before it ran. matching: with --count, the cases the filters pass.
-// It goes to the file COURSE_RECORD names (the tools set it); json(true), without skips and
-// errors, is the line for a progress file. An exercise program's record is measure.h's.
+// It goes to the file COURSE_RECORD names (the tools set it), and, without skips and errors, as
+// one more line of the progress record that COURSE_STEPS_LOG names (make test-NN with your
+// starter; make hint-NN reads it). An exercise program's record is measure.h's.
 #pragma once
 
 #include <string>

@@ -8,12 +8,13 @@
 // refuses (output_file.h: in the course's sources, a link into the course, another kind of file,
 // a FIFO, ...), get one line and exit code 2 before anything runs; a COURSE_STEPS_LOG it refuses
 // gets a note, and the run is not recorded.
-// At the end it prints two lines that `make check` and `make status` read:
+// At the end it prints two lines for people:
 //   steps: 2 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: FAILED)
 //   result: 12 passed, 5 failed, 3 skipped
-// and appends the first to the file COURSE_STEPS_LOG names, if set (make test-NN with your starter
-// sets it: make hint-NN starts at the first step that has not passed yet), as one whole line.
-// The same, as a record (records.h), goes to the file COURSE_RECORD names, if set.
+// and leaves the same as a record for the course's tools (records.h): the whole record in the
+// file COURSE_RECORD names (make status, make check), and one line of it appended to the file
+// COURSE_STEPS_LOG names (make test-NN with your starter sets it: make hint-NN starts at the
+// first step that has not passed yet). No tool reads the lines printed.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "testing.h"
 
@@ -379,10 +380,9 @@ int main(int argc, char** argv) {
     if (!record.steps.empty()) {
         std::printf("steps: %s (%s)\n", record.steps_count().c_str(), record.steps_detail().c_str());
         // `make test-NN` with your starter names a file here: make hint-NN and make status read
-        // your progress from it (common/hints.sh). One complete line in one write: a record cut
-        // short never swallows the next one.
-        if (steps_log && *steps_log &&
-            !append_line(steps_log, "steps: " + record.steps_count() + " (" + record.steps_detail() + ")"))
+        // your progress from it (build/common/course). One complete line in one write: a record
+        // cut short never swallows the next one.
+        if (steps_log && *steps_log && !append_line(steps_log, record.json(true)))
             std::printf("note: could not record these steps in '%s' (make hint-NN will not know them)\n",
                         Options::printable(steps_log, Options::kPathChars).c_str());
     }
