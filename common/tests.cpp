@@ -1046,3 +1046,23 @@ TEST_CASE("host: records: a record cut short, with junk after it, or of the wron
     CHECK(v["missing"]["deeper"][3].text.empty());
     CHECK(json::quote("a\"b\\c\n\x1f") == "\"a\\\"b\\\\c\\n\\u001f\"");
 }
+
+TEST_CASE("host: records: an exercise program's record lists every row's outcome, as JSON") {
+    Measurements m(TableSpec{});
+    RowResult a;
+    a.section = "2^25 \"floats\"", a.step = "3", a.name = "sequential", a.status = RowResult::ok, a.detail = "max error 0";
+    RowResult b;
+    b.section = a.section, b.step = "-", b.name = "CUB", b.kind = RowKind::baseline, b.status = RowResult::failed;
+    m.add(a);
+    m.add(b);
+    json::Value v;
+    REQUIRE(json::parse(m.record(1), v));
+    CHECK(v["record"].text == "program");
+    REQUIRE(v["rows"].items.size() == 2);
+    CHECK(v["rows"][0]["section"].text == "2^25 \"floats\"");
+    CHECK(v["rows"][0]["status"].text == "ok");
+    CHECK(v["rows"][1]["kind"].text == "baseline");
+    CHECK(v["rows"][1]["status"].text == "failed");
+    CHECK(v["ranges"].is_array());
+    CHECK(v["failures"].num == 1);
+}
