@@ -227,6 +227,16 @@ $(BUILD)/deps-%.ok: common/setup_deps.sh
 	@mkdir -p $(@D) && NVCC=$(call shell_quote,$(NVCC)) bash common/setup_deps.sh $* && touch $@
 
 # ---- Library baselines shared by exercises (common/baselines/) -----------------------------------
+# A baseline declares the libraries it links in common/baselines/NAME.mk (LIBS := -lcublas): an
+# exercise that names it in BASELINES links them without saying so again.
+define LOAD_BASELINE
+LIBS :=
+include $(1)
+BASELINE_LIBS_$(basename $(notdir $(1))) := $$(LIBS)
+endef
+$(foreach f,$(wildcard common/baselines/*.mk),$(eval $(call LOAD_BASELINE,$(f))))
+# The libraries that need setting up before the first compile (common/setup_deps.sh): LIB=SET-UP.
+LIBRARY_SETUPS := -lgif=giflib -lnccl=nccl
 $(BUILD)/common/baselines/%.o: common/baselines/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D); echo "  NVCC  $<"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -c $< -o $@
@@ -246,9 +256,10 @@ VARIANTS := solution starter pristine
 #   USES              sources of other exercises compiled into this one's program and tests, as
 #                     the folder's own .cu files are, e.g. 08_tiled_matmul/solution.cu (10's tables
 #                     compare with 08's kernel): a copy of the course without it says so in one line
-#   LIBS              extra link flags, e.g. -lgif, -lcublas
+#   LIBS              extra link flags, e.g. -lgif (those of LIBRARY_SETUPS are set up first)
 #   CUDA_FLAGS        extra nvcc flags for the exercise's .cu files
-#   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum
+#   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum, with the
+#                     libraries each declares there
 #   SANITIZE_ARGS     the program's options for make sanitize-NN: small, but reaching every code
 #                     path (every step runs, a partial last block, more than one block)
 #   SANITIZE_DEMO     options of a deliberately racy demo that racecheck must catch
@@ -278,8 +289,8 @@ SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 $(2)_SUPPORT_OBJ := $(patsubst %,$(BUILD)/$(1)/support/%.o,$(SUPPORT_$(2)) $(notdir $(wildcard $(1)/answers.cpp))) \
                     $(patsubst %,$(BUILD)/$(1)/uses/%.o,$(USES_$(2))) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
-$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok) \
-                  $(if $(findstring -lnccl,$(LIBS_$(2))),$(BUILD)/deps-nccl.ok)
+$(2)_LIBS := $(strip $(LIBS_$(2)) $(foreach b,$(BASELINES_$(2)),$(BASELINE_LIBS_$(b))))
+$(2)_HOST_DEPS := $$(foreach l,$$($(2)_LIBS),$$(patsubst $$(l)=%,$(BUILD)/deps-%.ok,$$(filter $$(l)=%,$(LIBRARY_SETUPS))))
 
 $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
@@ -312,10 +323,10 @@ $(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP) $$($(2)_HOS
 
 $(BUILD)/$(1)/%/$(3): $(BUILD)/$(1)/%.o $(BUILD)/$(1)/main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $$($(2)_LIBS)
 $(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/test_main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $$($(2)_LIBS)
 
 # Objects make would otherwise treat as intermediate and delete after linking.
 KEEP += $(BUILD)/$(1)/pristine.cu $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v).o) $$($(2)_SUPPORT_OBJ)
