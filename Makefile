@@ -55,11 +55,12 @@ override COURSE_PROGRESS_DIR := $(call literal,COURSE_PROGRESS_DIR,)
 override STRICT_STARTERS     := $(call literal,STRICT_STARTERS,)
 override CI                  := $(call literal,CI,)
 export ARGS TEST_TIMEOUT REQUIRE_GPU REQUIRE_GPUS COURSE_PROGRESS_DIR STRICT_STARTERS CI
-# Internal: only common/with_args.sh sets it (make test-NN with your starter), never a user.
-unexport COURSE_STEPS_LOG
+# Internal: only common/with_args.sh sets the first (make test-NN with your starter), and only the
+# course's tools the second (the file of a run's record: common/records.h), never a user.
+unexport COURSE_STEPS_LOG COURSE_RECORD
 
 # Make runs in the course's folder: every path here is relative to it.
-ifeq ($(wildcard common/check.sh),)
+ifeq ($(wildcard common/course.cpp),)
   $(error run make in the course's folder: make -C '$(patsubst %/,%,$(dir $(firstword $(MAKEFILE_LIST))))' $(MAKECMDGOALS))
 endif
 
@@ -118,7 +119,7 @@ endif
 ifneq ($(if $(NCU),$(call one_word,$(NCU)),y),y)
   $(error NCU must be Nsight Compute's ncu, one word such as /usr/local/cuda/bin/ncu (got '$(call shown,$(NCU))'))
 endif
-# STEP and LEVEL (checked by common/hints.sh) and COURSE_PROGRESS_DIR are any text on one line.
+# STEP and LEVEL (checked by the course tool, common/hints.h) and COURSE_PROGRESS_DIR are any text on one line.
 $(foreach s,STEP LEVEL COURSE_PROGRESS_DIR,$(if $(findstring $(newline),$($(s))),$(error $(s) must be one line (got '$(call shown,$($(s)))'))))
 # sm_ then digits, maybe an a or an f (sm_90a, sm_100f): which of those nvcc knows is asked below.
 arch_digits = $(patsubst %a,%,$(patsubst %f,%,$(patsubst sm_%,%,$(filter sm_%,$(1)))))
@@ -226,6 +227,16 @@ $(BUILD)/deps-%.ok: common/setup_deps.sh
 	@mkdir -p $(@D) && NVCC=$(call shell_quote,$(NVCC)) bash common/setup_deps.sh $* && touch $@
 
 # ---- Library baselines shared by exercises (common/baselines/) -----------------------------------
+# A baseline declares the libraries it links in common/baselines/NAME.mk (LIBS := -lcublas): an
+# exercise that names it in BASELINES links them without saying so again.
+define LOAD_BASELINE
+LIBS :=
+include $(1)
+BASELINE_LIBS_$(basename $(notdir $(1))) := $$(LIBS)
+endef
+$(foreach f,$(wildcard common/baselines/*.mk),$(eval $(call LOAD_BASELINE,$(f))))
+# The libraries that need setting up before the first compile (common/setup_deps.sh): LIB=SET-UP.
+LIBRARY_SETUPS := -lgif=giflib -lnccl=nccl
 $(BUILD)/common/baselines/%.o: common/baselines/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D); echo "  NVCC  $<"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) -c $< -o $@
@@ -242,9 +253,13 @@ VARIANTS := solution starter pristine
 #                     (.cu files compiled by nvcc, .cpp by the host compiler), e.g. lattice.cu.
 #                     Any other .cu or .cpp in the folder (a merge tool's starter_BACKUP_1234.cu,
 #                     "starter copy.cu") is not part of the exercise: named in one line, ignored
-#   LIBS              extra link flags, e.g. -lgif, -lcublas
+#   USES              sources of other exercises compiled into this one's program and tests, as
+#                     the folder's own .cu files are, e.g. 08_tiled_matmul/solution.cu (10's tables
+#                     compare with 08's kernel): a copy of the course without it says so in one line
+#   LIBS              extra link flags, e.g. -lgif (those of LIBRARY_SETUPS are set up first)
 #   CUDA_FLAGS        extra nvcc flags for the exercise's .cu files
-#   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum
+#   BASELINES         library baselines linked in from common/baselines/, e.g. cub_sum, with the
+#                     libraries each declares there
 #   SANITIZE_ARGS     the program's options for make sanitize-NN: small, but reaching every code
 #                     path (every step runs, a partial last block, more than one block)
 #   SANITIZE_DEMO     options of a deliberately racy demo that racecheck must catch
@@ -254,7 +269,7 @@ VARIANTS := solution starter pristine
 #   PROFILE_COLUMNS   profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES  the most kernel launches profile-NN profiles (default 64)
 # Each key is read into KEY_NN (LIBS_02, ...); EXERCISE_DEFAULT_KEY is its default.
-EXERCISE_KEYS := SUPPORT LIBS CUDA_FLAGS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
+EXERCISE_KEYS := SUPPORT USES LIBS CUDA_FLAGS BASELINES SANITIZE_ARGS SANITIZE_DEMO SANITIZE_SKIP PROFILE_ARGS PROFILE_COLUMNS PROFILE_LAUNCHES
 EXERCISE_DEFAULT_PROFILE_LAUNCHES := 64
 
 # $(1) folder, $(2) number: read the folder's exercise.mk into NN-suffixed variables.
@@ -272,9 +287,10 @@ SANITIZE_SPEC_$(2) := $(1) $(BUILD)/$(1)/solution/$(3) $(call shell_quote,$(SANI
 SANITIZE_SPECS += $$(SANITIZE_SPEC_$(2))
 SANITIZE_BINARIES += $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
 $(2)_SUPPORT_OBJ := $(patsubst %,$(BUILD)/$(1)/support/%.o,$(SUPPORT_$(2)) $(notdir $(wildcard $(1)/answers.cpp))) \
+                    $(patsubst %,$(BUILD)/$(1)/uses/%.o,$(USES_$(2))) \
                     $$(patsubst %,$(BUILD)/common/baselines/%.o,$$(BASELINES_$(2)))
-$(2)_HOST_DEPS := $(if $(findstring -lgif,$(LIBS_$(2))),$(BUILD)/deps-giflib.ok) \
-                  $(if $(findstring -lnccl,$(LIBS_$(2))),$(BUILD)/deps-nccl.ok)
+$(2)_LIBS := $(strip $(LIBS_$(2)) $(foreach b,$(BASELINES_$(2)),$(BASELINE_LIBS_$(b))))
+$(2)_HOST_DEPS := $$(foreach l,$$($(2)_LIBS),$$(patsubst $$(l)=%,$(BUILD)/deps-%.ok,$$(filter $$(l)=%,$(LIBRARY_SETUPS))))
 
 $(BUILD)/$(1)/pristine.cu: $(1)/solution.cu common/make_starter.awk
 	@mkdir -p $$(@D)
@@ -292,6 +308,9 @@ $(BUILD)/$(1)/pristine.o: $(BUILD)/$(1)/pristine.cu $(FLAGS_STAMP) $(wildcard $(
 $(BUILD)/$(1)/support/%.cu.o: $(1)/%.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  NVCC  $$<"
 	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+$(BUILD)/$(1)/uses/%.cu.o: %.cu $(FLAGS_STAMP) $(wildcard $(1)/exercise.mk) | $$($(2)_HOST_DEPS)
+	@mkdir -p $$(@D); echo "  NVCC  $$< (for $(1))"
+	$(Q)$(NVCC_CMD) $(NVCCFLAGS) $(CUDA_FLAGS_$(2)) -I$(1) -c $$< -o $$@
 $(BUILD)/$(1)/support/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | $$($(2)_HOST_DEPS)
 	@mkdir -p $$(@D); echo "  CXX   $$<"
 	$(Q)$(CXX) $(CXXFLAGS) -I$(1) -c $$< -o $$@
@@ -304,10 +323,10 @@ $(BUILD)/$(1)/tests.o: $(1)/tests.cpp $(FLAGS_STAMP) | $(DEPS_STAMP) $$($(2)_HOS
 
 $(BUILD)/$(1)/%/$(3): $(BUILD)/$(1)/%.o $(BUILD)/$(1)/main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $$($(2)_LIBS)
 $(BUILD)/$(1)/%/tests: $(BUILD)/$(1)/%.o $(BUILD)/$(1)/tests.o $(BUILD)/common/test_main.o $$($(2)_SUPPORT_OBJ) $(COMMON_OBJ)
 	@mkdir -p $$(@D); echo "  LINK  $$@"
-	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $(LIBS_$(2))
+	$(Q)$(NVCC_CMD) $(EX_LDFLAGS) $$^ -o $$@ $$($(2)_LIBS)
 
 # Objects make would otherwise treat as intermediate and delete after linking.
 KEEP += $(BUILD)/$(1)/pristine.cu $(foreach v,$(VARIANTS),$(BUILD)/$(1)/$(v).o) $$($(2)_SUPPORT_OBJ)
@@ -324,12 +343,12 @@ bench-$(2): $(BUILD)/$(1)/$(USE)/$(3)
 test-$(2): $(BUILD)/$(1)/$(USE)/tests
 	@echo "== $(1) tests ($(USE).cu) =="
 	@bash common/with_args.sh --timeout $(if $(filter starter,$(USE)),--record $(1)) "$$<"
-sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests
+sanitize-$(2): $(BUILD)/$(1)/solution/$(3) $(BUILD)/$(1)/solution/tests $(COURSE_TOOL)
 	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $$(SANITIZE_SPEC_$(2))
-profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL)
+profile-$(2): $(BUILD)/$(1)/$(USE)/$(3) $(PROFILE_TOOL) $(COURSE_TOOL)
 	@echo "== $(1) profile ($(USE).cu) =="
 	@$(foreach k,$(filter PROFILE_%,$(EXERCISE_KEYS)),$(k)=$(call shell_quote,$($(k)_$(2)))) \
-	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL)
+	  NCU=$(call shell_quote,$(NCU)) NVCC=$(call shell_quote,$(NVCC)) bash common/profile.sh $(1) "$$<" $(PROFILE_TOOL) $(COURSE_TOOL)
 endef
 
 $(BUILD)/common/test_main.o: common/test_main.cpp $(FLAGS_STAMP) | $(DEPS_STAMP)
@@ -357,7 +376,14 @@ $(BUILD)/common/profile_table.o: common/profile_table.cpp $(FLAGS_STAMP)
 $(PROFILE_TOOL): $(BUILD)/common/profile_table.o
 	@mkdir -p $(@D); echo "  LINK  $@"
 	$(Q)$(CXX) $^ -o $@
-ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL)
+# The course tool (common/course.cpp): make status, make check's runs and counts, make hint-NN.
+# The host compiler alone builds it, without the flags stamp: make hint-NN needs no CUDA.
+COURSE_TOOL := $(BUILD)/common/course
+COURSE_TOOL_SOURCES := common/course.cpp common/course_tests.cpp
+$(COURSE_TOOL): $(COURSE_TOOL_SOURCES) $(addprefix common/,hints.h records.h json.h steps.h options.h output_file.h exit_codes.h)
+	@mkdir -p $(@D); echo "  CXX   $(COURSE_TOOL_SOURCES) (the course tool)"
+	$(Q)$(CXX) -std=c++17 -O2 -Wall -Wextra -Icommon $(COURSE_TOOL_SOURCES) -o $@
+ALL_BINARIES := $(BUILD)/common/tests $(PROFILE_TOOL) $(COURSE_TOOL)
 SANITIZE_SPECS :=
 SANITIZE_BINARIES :=
 KEEP := $(COMMON_OBJ) $(BUILD)/common/test_main.o $(BUILD)/common/tests.o $(BUILD)/common/profile_table.o
@@ -371,11 +397,18 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),$(firstword $(subst _
 # $(1) folder, $(2) number: the first name in SUPPORT that is not one of the folder's own sources
 support_bad = $(firstword $(foreach f,$(SUPPORT_$(2)),$(if $(and $(filter %.cu %.cpp,$(f)),$(filter-out starter.cu solution.cu main.cpp tests.cpp answers.cpp,$(f)),$(wildcard $(1)/$(f))),,$(f))))
 support_why = $(if $(filter starter.cu solution.cu main.cpp tests.cpp answers.cpp,$(1)),which is always part of it,$(if $(filter %.cu %.cpp,$(1)),which is not a file in $(2)/,which is not a .cu or .cpp file))
+# $(1) number: the first name in USES that is no .cu file of this course
+uses_bad = $(firstword $(foreach f,$(USES_$(1)),$(if $(and $(filter %.cu,$(f)),$(wildcard $(f))),,$(f))))
 # $(1) folder, $(2) number: its other .cu and .cpp files, comma-separated
 other_sources = $(shell source common/printable.sh; cd $(call shell_quote,$(1)) && for f in *.cu *.cpp; do [ -f "$$f" ] || continue; case " starter.cu solution.cu main.cpp tests.cpp answers.cpp $(SUPPORT_$(2)) " in (*" $$f "*) ;; (*) out+="$${out:+, }$$(printable "$$f" 400)" ;; esac; done; printf '%s' "$${out-}")
 define CHECK_SOURCES
 ifneq ($$(call support_bad,$(1),$(2)),)
   $$(error $(1)/exercise.mk: SUPPORT names $$(call support_bad,$(1),$(2)), $$(call support_why,$$(call support_bad,$(1),$(2)),$(1)): it lists the exercise's own .cu and .cpp files besides starter.cu, solution.cu, main.cpp, tests.cpp and answers.cpp)
+endif
+ifneq ($$(filter all check status sanitize %-$(2),$(BUILDING)),)
+  ifneq ($$(call uses_bad,$(2)),)
+    $$(error $(1)/exercise.mk: USES names $$(call uses_bad,$(2)), $$(if $$(filter %.cu,$$(call uses_bad,$(2))),which this copy of the course does not have: $(1) is built with it (copy its exercise's folder too),which is not a .cu file))
+  endif
 endif
 ifeq ($(MAKELEVEL),0)
   ifneq ($$(filter all check status sanitize %-$(2),$(BUILDING)),)
@@ -397,12 +430,12 @@ endif
 run-% test-% bench-% sanitize-% build-% profile-%:
 	$(error there is no exercise '$(call shown,$*)' (exercises: $(numbers)))
 
-# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (common/hints.sh) ------------------------------------
-# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its "steps:" line to
+# ---- Hints: make hint-NN [STEP=K] [LEVEL=L] (the course tool, common/hints.h) ---------------------
+# NN_x/hints.md, one level at a time. `make test-NN` with your starter appends its record to
 # NN_x.steps in the progress folder (common/with_args.sh --record; make clean keeps it), so a hint
 # starts at the first step not passed yet. The folder, .progress or COURSE_PROGRESS_DIR, is never
 # part of a rule: the recipes have it as an environment value. STEP, LEVEL and the folder reach
-# common/hints.sh in a file of their own, one a line (HINT_SETTINGS), never on a command line, so
+# the tool in a file of their own, one a line (HINT_SETTINGS), never on a command line, so
 # that a value of any length or text arrives as typed, in the check that make runs while reading
 # this file (one line and exit 2 on bad input) as in the hint shown.
 hint_goals := $(filter hint-%,$(MAKECMDGOALS))
@@ -413,13 +446,13 @@ ifneq ($(hint_goals),)
   endif
   $(file >$(hint_file),$(STEP)$(newline)$(LEVEL)$(newline)$(COURSE_PROGRESS_DIR))
 endif
-hint_run = HINT_SETTINGS=$(call shell_quote,$(hint_file)) bash common/hints.sh
+hint_run = HINT_SETTINGS=$(call shell_quote,$(hint_file)) $(COURSE_TOOL) hint
 .PHONY: hint
 hint:
 	$(error say which exercise's hint: make hint-NN (exercises: $(numbers)))
 # Bad input (no such exercise, step or level; a malformed hints.md) stops make with one line.
 hint_refuse = $(if $(1),$(shell rm -f $(call shell_quote,$(hint_file)))$(error $(1)))
-hint-%:
+hint-%: $(COURSE_TOOL)
 	$(call hint_refuse,$(shell $(hint_run) check $(call shell_quote,$*) $(EXERCISES) 2>&1))
 	@$(hint_run) show $(call shell_quote,$*) $(EXERCISES); rc=$$?; \
 	  $(if $(filter $@,$(lastword $(hint_goals))),rm -f $(call shell_quote,$(hint_file));) exit $$rc
@@ -432,15 +465,15 @@ all: $(ALL_BINARIES)
 # Builds everything in parallel, then runs every suite in turn (one GPU, honest timings).
 check:
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	@bash common/check.sh common $(EXERCISES) common/bad_input.sh common/hints_test.sh
+	@$(COURSE_TOOL) check common $(EXERCISES) common/bad_input.sh tool-tests
 
-status:
-	@bash common/status.sh $(EXERCISES)
+status: $(COURSE_TOOL)
+	@$(COURSE_TOOL) status $(EXERCISES)
 
 # Every solution's runs in one parallel batch (common/sanitize.sh), once everything is built.
 sanitize:
 	@bash common/sanitize.sh --need-gpu || exit 2
-	@$(MAKE) --no-print-directory -j$(JOBS) $(SANITIZE_BINARIES)
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SANITIZE_BINARIES) $(COURSE_TOOL)
 	@SANITIZE_JOBS=$(JOBS) bash common/sanitize.sh $(SANITIZE_SPECS)
 
 doctor:

@@ -1,5 +1,4 @@
 # 08_tiled_matmul: build settings read by the top Makefile (its keys are explained there, under "An exercise's settings").
-LIBS          := -lcublas
 SANITIZE_ARGS := --m 67 --n 129 --k 33
 BASELINES     := cublas_sgemm
 

@@ -1,6 +1,7 @@
 # 10_tensor_cores: build settings read by the top Makefile (every line optional).
 #   SUPPORT        the exercise's own sources besides starter.cu, solution.cu, main.cpp, tests.cpp, answers.cpp
-#   LIBS           extra link flags
+#   USES           another exercise's sources compiled into this one's program and tests
+#   LIBS           extra link flags (a baseline brings its own)
 #   BASELINES      library baselines linked in from common/baselines/
 #   CUDA_FLAGS     extra nvcc flags for this exercise's own .cu files
 #   SANITIZE_ARGS  program options small enough for compute-sanitizer (make sanitize-NN)
@@ -8,8 +9,9 @@
 #   PROFILE_ARGS     program options of a representative size for make profile-NN
 #   PROFILE_COLUMNS  profile-NN's own counters: "plain-words header = ncu formula; ..."
 #   PROFILE_LAUNCHES the most kernel launches profile-NN profiles (default 64)
-SUPPORT       := sgemm_08.cu
-LIBS          := -lcublas
+# The comparison row of the tables is exercise 08's best FP32 kernel (sgemm_08.h declares it),
+# compiled from 08's own solution: the row is always the kernel that exercise 08 teaches.
+USES          := 08_tiled_matmul/solution.cu
 BASELINES     := cublas_gemm_bf16
 # Step 4's wgmma exists only in architecture-specific machine code for compute capability 9.0
 # (sm_90a; its setmaxnreg also in later "a" targets such as sm_100a): added to whatever ARCH

@@ -5,6 +5,7 @@
 #
 #   bash common/bad_input.sh            every case; per folder "N cases, N passed", then the total
 #   VERBOSE=1 bash common/bad_input.sh  also lists every case that passes
+# With COURSE_RECORD=FILE (make check), it also leaves its suite record there (common/course.cpp).
 #
 # The cases are built, kind by kind, for every exercise folder found (NN_name/), from what its
 # program says it reads (PROGRAM --list-options: each option's kind, range or choices, and the
@@ -26,6 +27,9 @@ export REQUIRE_GPU=0 LC_ALL=C CUDA_VISIBLE_DEVICES=
 unset REQUIRE_GPUS
 MAKEFLAGS=$(sed -E 's/(^| )REQUIRE_GPUS?=[^ ]*//g' <<<"${MAKEFLAGS:-}")
 export MAKEFLAGS
+# The file of this suite's record (make check sets it), kept from the programs the cases run.
+suite_record=${COURSE_RECORD:-}
+unset COURSE_RECORD
 tmp=$(mktemp -d)
 chmod 755 "$tmp"  # the cases run as another user reach into it
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -206,7 +210,7 @@ echo "keep" >"$tmp/hard_source.txt"
 made_progress=
 [ -d .progress ] || { mkdir .progress && made_progress=1; }
 record=.progress/bad_input_probe.steps
-echo "steps: 1 of 1 passed (step 1 probe: ok)" >"$record"
+echo '{"record":"tests","steps":[{"number":1,"name":"probe","state":"ok"}],"steps_passed":1,"cases":{"passed":1,"failed":0,"skipped":0}}' >"$record"
 record_before=$(stat -c %Y:%s "$record")
 trap 'rm -f "$record"; [ -n "$made_progress" ] && rmdir .progress 2>/dev/null; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 chmod 000 "$tmp/closed"
@@ -590,7 +594,7 @@ for odd in 'a:b' 'a;b' 'a#b' 'a b' "a'b" 'a$(x)b'; do
   dir="$tmp/progress $odd"
   ( ulimit -t $cpu_s; make --no-print-directory test-$n USE=starter ARGS=-tse=gpu "COURSE_PROGRESS_DIR=$dir" ) >/dev/null 2>&1 </dev/null
   out=$( (ulimit -t $cpu_s; make --no-print-directory hint-$n "COURSE_PROGRESS_DIR=$dir") 2>&1 </dev/null)
-  if grep -qE '^steps: [0-9]+ of [0-9]+ passed' "$dir/$folder.steps" 2>/dev/null && [ -s "$dir/$folder.hints" ] &&
+  if grep -q "^{\"record\":\"tests\"," "$dir/$folder.steps" 2>/dev/null && [ -s "$dir/$folder.hints" ] &&
      ! grep -q 'no make test-' <<<"$out"; then
     pass "COURSE_PROGRESS_DIR='$odd': make test-$n recorded there, make hint-$n read it there"
   else
@@ -654,19 +658,27 @@ for bad in missing.cu notes.txt main.cpp; do
   judge "make build-$n with SUPPORT naming $bad" "$folder/exercise.mk: SUPPORT names $bad, which" $? "$out"
   cp "$tmp/exercise.mk.saved" "$scratch/$folder/exercise.mk"
 done
-# make check's own bookkeeping: a suite of the course that ends without its summary line counts
-# as one failure, and make check still ends with its check: line.
+# make check's own bookkeeping: a suite of the course that ends without its record counts as one
+# failure, and make check still ends with its check: line.
 printf 'echo "partial output"\nexit 3\n' >"$tmp/no_summary.sh"
-out=$(cd "$scratch" && bash common/check.sh "$tmp/no_summary.sh" 2>&1)
+out=$(cd "$scratch" && "$OLDPWD/build/common/course" check "$tmp/no_summary.sh" 2>&1)
 rc=$?
-if [ "$rc" = 1 ] && [ "$(tail -n 1 <<<"$out")" = "check: 0 passed, 1 failed, 0 skipped" ] && ! grep -q 'unbound variable' <<<"$out"; then
-  pass "make check: a suite with no summary line is one failure, and check: ends the output"
+if [ "$rc" = 1 ] && [ "$(tail -n 1 <<<"$out")" = "check: 0 passed, 1 failed, 0 skipped" ] && grep -q '^partial output$' <<<"$out"; then
+  pass "make check: a suite that leaves no record is one failure, its last lines shown, and check: ends the output"
 else
-  fail "make check with a suite that prints no summary -> exit $rc: $(tail -c 300 <<<"$out" | tr '\n' '|')"
+  fail "make check with a suite that leaves no record -> exit $rc: $(tail -c 300 <<<"$out" | tr '\n' '|')"
 fi
-# make status where build/ exists but cannot be written: every row points at a log that exists.
+# A copy of the course without an exercise another one USES (10 compiles 08's kernel): one line.
+printf 'USES += 99_not_here/solution.cu\n' >>"$scratch/$folder/exercise.mk"
+out=$(scratch_make -n build-$n)
+judge "make build-$n with USES naming a source this copy does not have" \
+  "$folder/exercise.mk: USES names 99_not_here/solution.cu, which this copy of the course does not have" $? "$out"
+cp "$tmp/exercise.mk.saved" "$scratch/$folder/exercise.mk"
+# make status where build/ exists but cannot be written (the course tool built in it already):
+# every row points at a log that exists.
 if can_be_user; then
-  mkdir -p "$scratch/build"
+  mkdir -p "$scratch/build/common"
+  cp build/common/course "$scratch/build/common/course" && touch "$scratch/build/common/course"
   chmod -R a+rX,a-w "$scratch"
   out=$( (ulimit -t $cpu_s; cd /; as_user timeout -k 2 $guard_s make --no-print-directory -C "$scratch" status) 2>&1 </dev/null)
   chmod -R u+w "$scratch"
@@ -729,14 +741,15 @@ fake_ncu() {  # name, what it does after `ncu --version`
 fake_ncu ncu_perm 'echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."; exit 1'
 fake_ncu ncu_old 'echo "==ERROR== Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option."; exit 1'
 fake_ncu ncu_run 'while [ $# -gt 0 ] && [ "$1" != bash ]; do shift; done; "$@"; rc=$?; echo "==WARNING== No kernels were profiled."; exit $rc'
-# A stand-in for a program that ran its steps on a GPU under COURSE_PROFILE=1 (measure.h).
-printf '#!/usr/bin/env bash\necho "| 1 | some_step | ok |"\necho "nvtx range: step 1 some_step"\n' >"$tmp/ran_steps"
+# A stand-in for a program that ran its steps on a GPU under COURSE_PROFILE=1 (measure.h's record).
+printf '#!/usr/bin/env bash\necho "| 1 | some_step | ok |"\n[ -n "${COURSE_RECORD:-}" ] && echo %s >"$COURSE_RECORD"\n' \
+  "'{\"record\":\"program\",\"rows\":[],\"ranges\":[{\"label\":\"step 1 some_step\",\"step\":true}],\"failures\":0}'" >"$tmp/ran_steps"
 chmod +x "$tmp/ran_steps"
 real=build/$folder/solution/${folder#*_}
 profile() {  # needle, ncu, program, then VAR=value settings
   local needle=$1 ncu=$2 program=$3
   shift 3
-  expect "$needle" env "NCU=$ncu" "$@" bash common/profile.sh "$folder" "$program" build/common/profile_table
+  expect "$needle" env "NCU=$ncu" "$@" bash common/profile.sh "$folder" "$program" build/common/profile_table build/common/course
 }
 profile "is not a program" "$tmp/no_such_ncu" "$tmp/ran_steps"
 profile "is not Nsight Compute" /bin/echo "$tmp/ran_steps"
@@ -755,4 +768,24 @@ for g in "${groups[@]}"; do
   printf 'bad input: %-22s %4d cases, %4d passed\n' "$g" "${ran[$g]}" "${ok[$g]}"
 done
 echo "bad input: $passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
+# The suite's record for make check (common/course.cpp), when it asks for one.
+json_string() {  # text -> "text" (quotes and backslashes escaped, control bytes as ?)
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "$(printf '%s' "$s" | LC_ALL=C tr '\000-\037\177' '?')"
+}
+json_list() {  # texts... -> ["...",...]
+  local s out= sep=
+  for s in "$@"; do out+=$sep$(json_string "$s") sep=,; done
+  printf '[%s]' "$out"
+}
+if [ -n "$suite_record" ]; then
+  group_list=
+  for g in "${groups[@]}"; do
+    group_list+="${group_list:+,}{\"name\":$(json_string "$g"),\"cases\":${ran[$g]},\"passed\":${ok[$g]}}"
+  done
+  printf '{"record":"suite","name":"bad input","cases":{"passed":%d,"failed":%d,"skipped":%d},"groups":[%s],"skips":%s,"failures":%s}\n' \
+    "$passed" "$failed" "$skipped" "$group_list" "$(json_list "${skip_reasons[@]+"${skip_reasons[@]}"}")" \
+    "$(json_list "${failures[@]+"${failures[@]}"}")" >"$suite_record"
+fi
 [ "$failed" -eq 0 ]

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "exit_codes.h"
 
 // ---- GPU presence -------------------------------------------------------------------------
 // No driver (cudaErrorInsufficientDriver) and no device (cudaErrorNoDevice) both mean "no
@@ -44,7 +45,6 @@ inline std::string cuda_toolkit_version() {
 
 // Programs call this first: one clear line and exit code 2 when there is no usable GPU.
 // Returns how many devices CUDA shows (at least 1).
-constexpr int kExitNoGpu = 2;
 inline int require_gpu(const char* program) {
     GpuPresence p = probe_gpu();
     if (!p.usable) {

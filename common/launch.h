@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
-#include "options.h"  // kExitBadInput
+#include "exit_codes.h"
 
 // Blocks of `per_block` needed to cover `count` items: the last block may be partly empty.
 constexpr size_t ceil_div(size_t count, size_t per_block) { return (count + per_block - 1) / per_block; }

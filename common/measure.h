@@ -29,6 +29,12 @@
 // named by its label ("step 3 sequential"; other rows by their name) and nothing is timed:
 // `make profile-NN` runs the program that way under Nsight Compute and files each kernel
 // launch under the range it ran in.
+//
+// The run's record, for the course's tools (make profile-NN reads it; nothing reads the tables
+// printed): with COURSE_RECORD=FILE (OutputFiles::record), finish() writes one JSON object,
+//   {"record":"program","rows":[{"section":"2^25 floats","step":"3","name":"sequential","kind":"step",
+//    "status":"ok","detail":"..."},...],"ranges":[{"label":"step 3 sequential","step":true},...],"failures":0}
+// ranges: the NVTX ranges run under COURSE_PROFILE=1, in order, and whether each is a step's.
 #pragma once
 
 #include <algorithm>
@@ -45,6 +51,7 @@
 #include "compare.h"
 #include "cuda_check.h"
 #include "gpu.h"
+#include "json.h"
 #include "roofline_svg.h"
 
 struct Check {
@@ -126,9 +133,10 @@ struct TableSpec {
     }
 };
 
-// Where finish() writes: empty for none (Program::outputs() fills them from --csv and --plot).
+// Where finish() writes: empty for none (Program::outputs() fills them from --csv and --plot,
+// and the record from COURSE_RECORD).
 struct OutputFiles {
-    std::string csv, plot;
+    std::string csv, plot, record;
 };
 
 inline bool profiling_mode() {
@@ -190,12 +198,12 @@ public:
             if (r.prepare) r.prepare();
             if (profiling) {
                 nvtxRangePushA(label(r).c_str());
-                ranges_.push_back(label(r));
+                ranges_.push_back({label(r), r.kind == RowKind::step});
             }
             r.run();
             CUDA_CHECK(cudaDeviceSynchronize());
             if (profiling) nvtxRangePop();
-            record(res, r.check(), RowResult::failed);
+            record_check(res, r.check(), RowResult::failed);
             results.push_back(res);
         }
         if (!profiling) {
@@ -207,7 +215,7 @@ public:
                     const double ms = time_gpu(rows[i].run, timing_).median_ms / spec_.calls_per_run;
                     CUDA_CHECK(cudaDeviceSynchronize());
                     results[i].ms = results[i].ms > 0 ? std::min(results[i].ms, ms) : ms;
-                    record(results[i], rows[i].check(), RowResult::failed_after_timing);
+                    record_check(results[i], rows[i].check(), RowResult::failed_after_timing);
                 }
             };
             time_rows(false);
@@ -223,10 +231,8 @@ public:
     // number of rows that failed their check.
     int finish() {
         if (!spec_.footer.empty()) std::printf("%s\n", spec_.footer.c_str());
-        if (profiling_mode()) {
+        if (profiling_mode())
             std::printf("COURSE_PROFILE=1: each row ran once inside an NVTX range named by its label, untimed.\n");
-            for (const auto& r : ranges_) std::printf("nvtx range: %s\n", r.c_str());  // for make profile-NN
-        }
         else
             std::printf("time: %s.\n", timing_method(timing_).c_str());
         if (!files_.csv.empty()) write_file(files_.csv, csv());
@@ -234,7 +240,25 @@ public:
         int failures = 0;
         for (const auto& r : results_)
             failures += r.status == RowResult::failed || r.status == RowResult::failed_after_timing;
+        if (!files_.record.empty()) {
+            std::ofstream out(files_.record, std::ios::binary | std::ios::trunc);
+            out << record(failures) << "\n";
+        }
         return failures;
+    }
+
+    // The run's record (see the top): every row's outcome and the NVTX ranges run, one line.
+    std::string record(int failures) const {
+        std::vector<std::string> rows;
+        for (const auto& r : results_)
+            rows.push_back("{\"section\":" + json::quote(r.section) + ",\"step\":" + json::quote(r.step) +
+                           ",\"name\":" + json::quote(r.name) + ",\"kind\":" + json::quote(kind_name(r.kind)) +
+                           ",\"status\":" + json::quote(status_name(r.status)) + ",\"detail\":" + json::quote(r.detail) + "}");
+        std::vector<std::string> ranges;
+        for (const auto& r : ranges_)
+            ranges.push_back("{\"label\":" + json::quote(r.first) + ",\"step\":" + (r.second ? "true" : "false") + "}");
+        return "{\"record\":\"program\",\"rows\":" + json::list(rows) + ",\"ranges\":" + json::list(ranges) +
+               ",\"failures\":" + std::to_string(failures) + "}";
     }
 
     const std::vector<RowResult>& results() const { return results_; }
@@ -335,7 +359,7 @@ private:
         return s == RowResult::ok ? "ok" : s == RowResult::failed ? "failed"
                : s == RowResult::failed_after_timing ? "failed after timing" : "skipped";
     }
-    static void record(RowResult& res, const Check& c, RowResult::Status if_wrong) {
+    static void record_check(RowResult& res, const Check& c, RowResult::Status if_wrong) {
         res.status = c.ok ? RowResult::ok : if_wrong;
         res.detail = c.detail;
         res.check_cells = c.cells;
@@ -465,7 +489,8 @@ private:
     BenchConfig timing_;
     OutputFiles files_;
     std::vector<RowResult> results_;
-    std::vector<std::string> ranges_;  // the NVTX ranges run under COURSE_PROFILE=1, in order
+    std::vector<std::pair<std::string, bool>> ranges_;  // the NVTX ranges run under COURSE_PROFILE=1, in
+                                                        // order, and whether each is a step's
 };
 
 // ---- Rows that many exercises measure ---------------------------------------------------------

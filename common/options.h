@@ -38,8 +38,8 @@
 #include <utility>
 #include <vector>
 
-// The exit code for bad input (the same as for "no usable GPU", gpu.h: both are the user's to fix).
-constexpr int kExitBadInput = 2;
+#include "exit_codes.h"
+
 
 // What a bad value raises when options_throw_for_tests() is set (common/tests.cpp uses it);
 // programs never set it, so for them a bad value prints one line and exits with code 2.

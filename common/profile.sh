@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# profile.sh FOLDER PROGRAM TOOL (make profile-NN): the hardware counters behind each step.
+# profile.sh FOLDER PROGRAM TOOL COURSE (make profile-NN): the hardware counters behind each step.
 #
 # Runs PROGRAM's default run with COURSE_PROFILE=1, so that each step runs once, untimed, inside
-# an NVTX range named by its label ("step 3 sequential", common/measure.h). Then, for each step,
+# an NVTX range named by its label ("step 3 sequential", common/measure.h), and reads the ranges
+# from the run's record (COURSE_RECORD; COURSE, build/common/course, reads it). Then, for each step,
 # runs it again under Nsight Compute (ncu) profiling only the launches inside that step's range
 # (--nvtx-include), and prints the counters of every step's kernels as one Markdown table (TOOL,
 # build/common/profile_table, reads ncu's CSVs). The exercise's exercise.mk says what:
@@ -12,7 +13,7 @@
 # NCU=/path/to/ncu chooses the profiler. The full reports stay in build/FOLDER/profile/ for
 # Nsight Compute's window (ncu-ui). Where it cannot run: one line, exit code 2.
 set -u
-ex=$1 program=$2 tool=$3
+ex=$1 program=$2 tool=$3 course=$4
 number=${ex%%_*}
 fail() {
   echo "profile-$number: $*" >&2
@@ -51,33 +52,34 @@ launches=${PROFILE_LAUNCHES:-64}
 
 dir=build/$ex/profile
 mkdir -p "$dir"
-rm -f "$dir"/step_*.ncu-rep "$dir"/step_*.csv "$dir"/steps.txt
+rm -f "$dir"/step_*.ncu-rep "$dir"/step_*.csv "$dir"/step_*.json "$dir"/steps.txt "$dir"/run.json
 log=$dir/run.log
 # The program's words: ARGS if given (split by with_args.sh), else the representative size.
 [ -n "${ARGS:-}" ] || ARGS=${PROFILE_ARGS:-}
 export ARGS
 version=$("$ncu" --version 2>/dev/null | sed -nE 's/^Version ([0-9][0-9.]*).*/\1/p' | head -n 1)
 
-# 1. The run itself, without ncu: its table says whether each step is right, and it names the
-#    NVTX range of each step. A bad option or no GPU stops here with the program's one line.
-COURSE_PROFILE=1 bash common/with_args.sh "$program" >"$log" 2>&1
+# 1. The run itself, without ncu: its table says whether each step is right, and its record
+#    names the NVTX range of each step. A bad option or no GPU (exit code 2) stops here with the
+#    program's one line, its last.
+COURSE_PROFILE=1 COURSE_RECORD=$dir/run.json bash common/with_args.sh "$program" >"$log" 2>&1
 rc=$?
-output=$(grep -v '^nvtx range: ' "$log")
-if [ "$rc" -ne 0 ] && grep -qE ': (error|no usable GPU): ' "$log"; then
-  grep -m 1 -E ': (error|no usable GPU): ' "$log" >&2
+output=$(cat "$log")
+if [ "$rc" -eq 2 ]; then
+  tail -n 1 "$log" >&2
   exit 2
 fi
-mapfile -t ranges < <(sed -n 's/^nvtx range: //p' "$log" | grep '^step ' | awk '!seen[$0]++')
+mapfile -t ranges < <("$course" record "$dir/run.json" ranges 2>/dev/null)
 if [ ${#ranges[@]} -eq 0 ]; then
   [ -n "$output" ] && printf '%s\n' "$output"
-  fail "the program ran no step under COURSE_PROFILE=1 (no 'nvtx range: step ...' line; the log: $log)"
+  fail "the program ran no step under COURSE_PROFILE=1 (its record names no step's range: $dir/run.json; the log: $log)"
 fi
 
 # 2. One ncu run per step, profiling only the launches inside that step's NVTX range.
 for i in "${!ranges[@]}"; do
   label=${ranges[$i]}
   report=$dir/step_$((i + 1))
-  COURSE_PROFILE=1 "$ncu" --target-processes all --clock-control none --nvtx --nvtx-include "$label/" \
+  COURSE_PROFILE=1 COURSE_RECORD=$report.json "$ncu" --target-processes all --clock-control none --nvtx --nvtx-include "$label/" \
     --launch-count "$launches" --kernel-name-base function \
     --metrics "$metrics" --export "$report" --force-overwrite \
     bash common/with_args.sh "$program" >"$report.log" 2>&1
@@ -89,7 +91,7 @@ for i in "${!ranges[@]}"; do
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
     fail "Nsight Compute ${version:-(version unknown)} at $ncu does not support this GPU${gpu:+ ($gpu)}: it is too old; install a newer one (it comes with the CUDA Toolkit) or name it: make profile-$number NCU=/path/to/ncu"
   fi
-  if ! grep -q '^nvtx range: ' "$report.log"; then
+  if ! "$course" record "$report.json" ranges >/dev/null 2>&1; then
     fail "$ncu did not run the program as Nsight Compute would (is it ncu? NCU=...; its log: $report.log)"
   fi
   : >"$report.csv"

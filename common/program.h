@@ -87,6 +87,12 @@ public:
         files.plot = text("--plot", "");
         require_output_file(*this, "--csv", files.csv, ".csv");
         require_output_file(*this, "--plot", files.plot, ".svg");
+        // The run's record for the course's tools (measure.h), when one of them asks for it.
+        if (const char* record = std::getenv("COURSE_RECORD"); record && *record && !listing()) {
+            files.record = record;
+            fail_if("COURSE_RECORD", why_not_output_file(files.record, ".json"));
+            fail_if("COURSE_RECORD", why_same_output(Options::outputs(), "COURSE_RECORD", files.record));
+        }
         if (!spec.steps.empty() && !spec.bench.empty())
             refuse_with("--kernel", "--bench", "--bench measures every step; leave --kernel out or drop --bench");
     }

@@ -63,9 +63,11 @@ while [ $# -gt 0 ]; do
   tests=$(dirname "$program")/tests
   folders+=("$ex")
   mkdir -p "build/$ex/sanitize"
-  rm -f "build/$ex/sanitize/"*.log "build/$ex/sanitize/"*.rc
-  # How many test cases (not "(large)") there are, for the parts.
-  count=$("$tests" --count "$exclude" 2>/dev/null | sed -nE 's/.*passing the current filters: ([0-9]+).*/\1/p' | tail -n 1)
+  rm -f "build/$ex/sanitize/"*.log "build/$ex/sanitize/"*.rc "build/$ex/sanitize/count.json"
+  # How many test cases (not "(large)") there are, for the parts: from the record of doctest's
+  # --count (common/records.h), read by the course tool.
+  COURSE_RECORD=build/$ex/sanitize/count.json "$tests" --count "$exclude" >/dev/null 2>&1
+  count=$(build/common/course record "build/$ex/sanitize/count.json" matching 2>/dev/null)
   if ! [[ "${count:-}" =~ ^[0-9]+$ ]] || [ "$count" -eq 0 ]; then
     echo "sanitize: $tests does not list its test cases (doctest --count): build it with make build-${ex%%_*}"
     exit 2

@@ -39,7 +39,7 @@ struct Step {
 
 // How a step is named everywhere: "step 2 many_blocks". Its test cases are "step 2 many_blocks:
 // what they check" (testing.h), and test_main.cpp counts each case for the step step_of_case()
-// finds in its name; check.sh and status.sh read only the "steps: N of M passed" line it prints.
+// finds in its name; the course's tools read its record of the steps (records.h), never its lines.
 inline std::string step_label(int number, const std::string& name) {
     return "step " + std::to_string(number) + " " + name;
 }

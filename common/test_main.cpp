@@ -8,16 +8,21 @@
 // refuses (output_file.h: in the course's sources, a link into the course, another kind of file,
 // a FIFO, ...), get one line and exit code 2 before anything runs; a COURSE_STEPS_LOG it refuses
 // gets a note, and the run is not recorded.
-// At the end it prints two lines that `make check` and `make status` read:
+// At the end it prints two lines for people:
 //   steps: 2 of 3 passed (step 1 one_block: ok; step 2 many_blocks: ok; step 3 grid_stride: FAILED)
 //   result: 12 passed, 5 failed, 3 skipped
-// and appends the first to the file COURSE_STEPS_LOG names, if set (make test-NN with your starter
-// sets it: make hint-NN starts at the first step that has not passed yet), as one whole line.
+// and leaves the same as a record for the course's tools (records.h): the whole record in the
+// file COURSE_RECORD names (make status, make check), and one line of it appended to the file
+// COURSE_STEPS_LOG names (make test-NN with your starter sets it: make hint-NN starts at the
+// first step that has not passed yet). No tool reads the lines printed.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "testing.h"
 
+#include <fstream>
+
 #include "options.h"      // Options::printable
 #include "output_file.h"  // why_not_output_file
+#include "records.h"
 
 #include <algorithm>
 #include <cctype>
@@ -36,14 +41,13 @@ struct StepResult {
 
 struct Tally {
     int passed = 0, failed = 0, skipped = 0;
-    std::vector<std::string> order;  // steps in the order first seen
-    std::map<std::string, StepResult> steps;
+    std::vector<std::string> skips;  // SKIP_CASE reasons, each once
+    long long matching = -1;         // --count: the cases the filters pass
+    std::map<std::string, StepResult> steps;  // by label
 
     StepResult* step(const std::string& name) {
         std::string s = step_of_case(name);
-        if (s.empty()) return nullptr;
-        if (!steps.count(s)) order.push_back(s);
-        return &steps[s];
+        return s.empty() ? nullptr : &steps[s];
     }
 };
 
@@ -103,9 +107,11 @@ struct SummaryListener : doctest::IReporter {
     void test_case_end(const doctest::CurrentTestCaseStats& st) override {
         Tally& t = tally();
         StepResult* s = t.step(current);
-        if (!course_testing::skip_reason().empty() && st.testCaseSuccess) {
+        const std::string& reason = course_testing::skip_reason();
+        if (!reason.empty() && st.testCaseSuccess) {
             ++t.skipped;
             if (s) ++s->skipped;
+            if (std::find(t.skips.begin(), t.skips.end(), reason) == t.skips.end()) t.skips.push_back(reason);
         } else if (st.testCaseSuccess) {
             ++t.passed;
             if (s) ++s->passed;
@@ -122,7 +128,9 @@ struct SummaryListener : doctest::IReporter {
         ++t.skipped;
         if (StepResult* s = t.step(tc.m_name)) ++s->skipped, ++s->no_gpu;
     }
-    void report_query(const doctest::QueryData&) override {}
+    void report_query(const doctest::QueryData& q) override {
+        if (q.run_stats) tally().matching = q.run_stats->numTestCasesPassingFilters;
+    }
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats&) override {}
     void test_case_reenter(const doctest::TestCaseData&) override {}
@@ -136,6 +144,12 @@ struct SummaryListener : doctest::IReporter {
 }  // namespace
 
 REGISTER_LISTENER("course_summary", 1, SummaryListener);
+
+std::vector<const doctest::detail::TestCase*> course_testing::registered_tests() {
+    std::vector<const doctest::detail::TestCase*> all;
+    for (const auto& tc : doctest::detail::getRegisteredTests()) all.push_back(&tc);
+    return all;
+}
 
 // doctest's wildcards (* any text, ? one character, any case), matched in one pass with one
 // place to come back to (the last *): at most |pattern| x |name| steps, never exponential, so
@@ -206,13 +220,35 @@ std::string why_not_report_file(std::string arg) {
     return why.empty() ? "" : "--out: " + why;
 }
 
-// COURSE_STEPS_LOG: the file `make test-NN` with your starter names for the "steps:" line
-// (common/with_args.sh sets it; make hint-NN and make status read it). "" or why not.
-std::string why_not_steps_log(const char* log) {
-    if (!log || !*log) return "";
-    std::string why = why_not_output_file(log, ".steps");
-    if (why.empty()) why = why_same_output(outputs(), "COURSE_STEPS_LOG", log);
-    return why.empty() ? "" : "COURSE_STEPS_LOG: " + why;
+// COURSE_STEPS_LOG: the progress file `make test-NN` with your starter names, to which the
+// run's record is appended (common/with_args.sh sets it; make hint-NN and make status read it);
+// COURSE_RECORD: the file of this run's whole record (the course's tools set it). "" or why not.
+std::string why_not_record_file(const char* variable, const char* path, const char* extension) {
+    if (!path || !*path) return "";
+    std::string why = why_not_output_file(path, extension);
+    if (why.empty()) why = why_same_output(outputs(), variable, path);
+    return why.empty() ? "" : std::string(variable) + ": " + why;
+}
+std::string why_not_steps_log(const char* log) { return why_not_record_file("COURSE_STEPS_LOG", log, ".steps"); }
+
+// The run's record, to COURSE_RECORD (checked before the run) when it is set.
+const char*& record_file() {
+    static const char* path = nullptr;
+    return path;
+}
+void write_record(const TestRecord& r) {
+    if (!record_file()) return;
+    std::ofstream out(record_file(), std::ios::binary | std::ios::trunc);
+    out << r.json() << "\n";
+}
+// A record of a suite that stopped before running (its errors), with its result line.
+int stopped(const std::vector<std::string>& errors) {
+    TestRecord r;
+    r.errors = errors;
+    r.failed = (int)errors.size();
+    write_record(r);
+    std::printf("result: %s\n", r.counts().c_str());
+    return 1;
 }
 
 // An exercise without predictions has no answers.cpp: its list is empty.
@@ -250,20 +286,25 @@ int main(int argc, char** argv) {
         std::printf("note: this run is not recorded (make hint-NN will not know it): %s\n", steps_log_problem.c_str());
         steps_log = nullptr;
     }
+    record_file() = std::getenv("COURSE_RECORD");
+    const std::string record_problem = why_not_record_file("COURSE_RECORD", record_file(), ".json");
+    if (!record_problem.empty()) {
+        std::printf("note: this run leaves no record: %s\n", record_problem.c_str());
+        record_file() = nullptr;
+    }
     // A case that names a step kSteps does not declare, or a "step ..." case typed by hand
     // instead of STEP_CASE: the suite would report a phantom step, so it does not start.
     std::vector<std::string> errors = course_testing::registration_errors();
-    for (const auto& tc : doctest::detail::getRegisteredTests()) {
-        if (step_of_case(tc.m_name).empty() || tc.m_test == course_testing::run_registered_case) continue;
-        std::string file = tc.m_file.c_str();
+    for (const auto* tc : course_testing::registered_tests()) {
+        if (step_of_case(tc->m_name).empty() || tc->m_test == course_testing::run_registered_case) continue;
+        std::string file = tc->m_file.c_str();
         file = file.substr(file.find_last_of('/') + 1);
-        errors.push_back(file + ":" + std::to_string(tc.m_line) + ": the case '" + tc.m_name +
+        errors.push_back(file + ":" + std::to_string(tc->m_line) + ": the case '" + tc->m_name +
                          "' types its step by hand: write it as STEP_CASE(kSteps, \"name\", \"what it checks\")");
     }
     if (!errors.empty()) {
         for (const auto& e : errors) std::printf("error: %s\n", e.c_str());
-        std::printf("result: 0 passed, %zu failed, 0 skipped\n", errors.size());
-        return 1;
+        return stopped(errors);
     }
 
     doctest::Context context;
@@ -294,19 +335,18 @@ int main(int argc, char** argv) {
         int count = 0;
         CUDA_CHECK(cudaGetDeviceCount(&count));
         if (count < required_gpus) {
-            std::printf("error: REQUIRE_GPUS=%d but this machine has %d usable GPU%s\n", required_gpus, count,
-                        count == 1 ? "" : "s");
-            std::printf("result: 0 passed, 1 failed, 0 skipped\n");
-            return 1;
+            const std::string error = "REQUIRE_GPUS=" + std::to_string(required_gpus) + " but this machine has " +
+                                      std::to_string(count) + " usable GPU" + (count == 1 ? "" : "s");
+            std::printf("error: %s\n", error.c_str());
+            return stopped({error});
         }
     }
     if (!gpu.usable) {
         if (require_gpu) {
-            std::printf("error: %s but there is no usable GPU: %s\n",
-                        required_gpus > 0 ? ("REQUIRE_GPUS=" + require_n_text).c_str() : "REQUIRE_GPU=1",
-                        gpu.reason.c_str());
-            std::printf("result: 0 passed, 1 failed, 0 skipped\n");
-            return 1;
+            const std::string error = (required_gpus > 0 ? "REQUIRE_GPUS=" + require_n_text : std::string("REQUIRE_GPU=1")) +
+                                      " but there is no usable GPU: " + gpu.reason;
+            std::printf("error: %s\n", error.c_str());
+            return stopped({error});
         }
         std::printf("note: GPU test cases are skipped: %s\n", gpu.reason.c_str());
         filters().gpu_missing = true;
@@ -314,36 +354,40 @@ int main(int argc, char** argv) {
     }
 
     int rc = context.run();
-    if (context.shouldExit()) return rc;  // --help, --list-test-cases and the like
-
     const Tally& t = tally();
-    // The declared steps (DECLARE_STEPS, STEP_CASES), in order; steps only named by a case
-    // after them. A step none of whose cases ran reads "not run".
-    std::vector<std::string> steps = course_testing::declared_steps();
-    for (const auto& name : t.order)
-        if (std::find(steps.begin(), steps.end(), name) == steps.end()) steps.push_back(name);
-    int steps_passed = 0;
-    std::string detail;
-    for (const auto& name : steps) {
-        const auto found = t.steps.find(name);
+    if (context.shouldExit()) {  // --help, --list-test-cases, --count and the like
+        if (t.matching >= 0) {
+            TestRecord r;
+            r.matching = t.matching;
+            write_record(r);
+        }
+        return rc;
+    }
+
+    // The declared steps (DECLARE_STEPS, STEP_CASES), in order (test cases name no other step:
+    // see the check above). A step none of whose cases ran is "not run".
+    TestRecord record;
+    for (const auto& d : course_testing::declared_steps()) {
+        const auto found = t.steps.find(d.label());
         const StepResult s = found == t.steps.end() ? StepResult{} : found->second;
         // A step whose GPU cases could not run is not known to pass, whatever its host cases say.
-        const char* state = s.failed ? "FAILED" : s.no_gpu ? "not run (needs a GPU)" : s.passed ? "ok" : "not run";
-        if (s.failed == 0 && s.no_gpu == 0 && s.passed > 0) ++steps_passed;
-        detail += (detail.empty() ? "" : "; ") + name + ": " + state;
+        const char* state = s.failed ? "failed" : s.no_gpu ? "needs a GPU" : s.passed ? "ok" : "not run";
+        record.steps.push_back({d.number, d.name, state});
     }
-    if (!steps.empty()) {
-        const std::string line =
-            "steps: " + std::to_string(steps_passed) + " of " + std::to_string(steps.size()) + " passed (" + detail + ")";
-        std::printf("%s\n", line.c_str());
+    record.passed = t.passed, record.failed = t.failed, record.skipped = t.skipped;
+    record.skips = t.skips;
+    if (filters().gpu_missing) record.no_gpu = gpu.reason;
+    if (!record.steps.empty()) {
+        std::printf("steps: %s (%s)\n", record.steps_count().c_str(), record.steps_detail().c_str());
         // `make test-NN` with your starter names a file here: make hint-NN and make status read
-        // your progress from it (common/hints.sh).
-        // One complete line in one write: a record cut short never swallows the next one.
-        if (steps_log && *steps_log && !append_line(steps_log, line))
+        // your progress from it (build/common/course). One complete line in one write: a record
+        // cut short never swallows the next one.
+        if (steps_log && *steps_log && !append_line(steps_log, record.json(true)))
             std::printf("note: could not record these steps in '%s' (make hint-NN will not know them)\n",
                         Options::printable(steps_log, Options::kPathChars).c_str());
     }
-    std::printf("result: %d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
+    std::printf("result: %s\n", record.counts().c_str());
+    write_record(record);
     if (t.passed + t.failed + t.skipped == 0) {
         std::printf("error: no test case matched the filters given (see --list-test-cases)\n");
         return 2;

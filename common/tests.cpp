@@ -20,6 +20,7 @@
 #include "output_file.h"
 #include "profile_table.h"
 #include "program.h"
+#include "records.h"
 #include "testing.h"
 
 namespace {
@@ -612,12 +613,42 @@ void empty_body(const Step<NoArgs>&) {}
 TEST_CASE("host: steps: a case naming a step that kSteps does not declare is an error, with the steps it has") {
     auto& errors = course_testing::registration_errors();
     const size_t before = errors.size();
-    const std::vector<std::string> declared = course_testing::declared_steps();
+    const auto declared = course_testing::declared_steps();
     course_testing::register_named_step_case("dir/tests.cpp", 42, kTwoSteps, "secnod", "a typo", false, empty_body);
     REQUIRE(errors.size() == before + 1);
     CHECK(errors.back() == "tests.cpp:42: a case of step 'secnod', which kSteps does not declare (its steps: first, second)");
     errors.pop_back();
     course_testing::declared_steps() = declared;  // these two steps are not the suite's
+}
+
+// The glue of testing.h on doctest's detail namespace (pinned to doctest 2.4 there): a case
+// registered at run time is listed by doctest with its name, file, line and suite, and when
+// doctest runs it, the body that runs is its own (it checks the name doctest gives the case).
+namespace {
+const char* const kGlueCase = "host: testing.h: a case registered at run time runs its own body, under its own name";
+[[maybe_unused]] const int glue_registered = course_testing::register_case(
+    "dir/glue.cpp", 7, kGlueCase,
+    [] {
+        CHECK(std::string(doctest::getContextOptions()->currentTest->m_name) == kGlueCase);
+    },
+    false);
+}  // namespace
+
+TEST_CASE("host: testing.h: doctest lists a case registered at run time as registered, and finds its body") {
+    const doctest::detail::TestCase* found = nullptr;
+    for (const auto* tc : course_testing::registered_tests())
+        if (std::string(tc->m_name) == kGlueCase) found = tc;
+    REQUIRE(found != nullptr);
+    CHECK(std::string(found->m_file.c_str()) == "dir/glue.cpp");
+    CHECK(found->m_line == 7u);
+    CHECK(std::string(found->m_test_suite) == "");
+    const bool runs_the_glue = found->m_test == course_testing::run_registered_case;
+    CHECK(runs_the_glue);
+    CHECK(std::string(found->m_full_name.c_str()) == kGlueCase);
+    const auto& cases = course_testing::registered_cases();
+    REQUIRE(found->m_template_id >= 0);
+    REQUIRE((size_t)found->m_template_id < cases.size());
+    CHECK(cases[(size_t)found->m_template_id].name == kGlueCase);
 }
 
 // ---- measure.h: the CSV and the roofline (host); the timing loop itself (GPU) ----------------
@@ -968,4 +999,70 @@ TEST_CASE("host: answers.h finds a prediction's answer where it stands as a numb
     CHECK(line_of("(384) and 1,384 and 3840 and x384 and 384_y and 384.5 and v1.384", "384") == 1);
     CHECK(line_of("1,384 and 3840 and x384 and 384_y and 384.5 and v1.384", "384") == 0);
     CHECK(line_of("1,384 and 3840 and x384 and 384_y and 384.5", "384") == 0);
+}
+
+// ---- records.h, json.h: the record a test program leaves, read back whole or not at all --------
+TEST_CASE("host: records: a test record reads back as written, and its lines for people come from it") {
+    TestRecord r;
+    r.steps = {{1, "one_block", "ok"}, {2, "many_blocks", "failed"}, {3, "grid_stride", "needs a GPU"}, {4, "x", "not run"}};
+    r.passed = 12, r.failed = 5, r.skipped = 3;
+    r.no_gpu = "no NVIDIA driver is loaded";
+    r.skips = {"needs 17 GB: \"large\"\n\x01"};
+    r.errors = {"tests.cpp:3: a\\b"};
+    TestRecord back;
+    REQUIRE(TestRecord::read(r.json(), back));
+    CHECK(back.json() == r.json());
+    CHECK(back.skips == r.skips);
+    CHECK(back.steps_count() == "1 of 4 passed");
+    CHECK(back.steps_detail() ==
+          "step 1 one_block: ok; step 2 many_blocks: FAILED; step 3 grid_stride: not run (needs a GPU); step 4 x: not run");
+    CHECK(back.counts() == "12 passed, 5 failed, 3 skipped");
+    REQUIRE(TestRecord::read(r.json(true), back));  // the progress file's line: no skips, no errors
+    CHECK(back.skips.empty());
+    CHECK(r.json(true).find('\n') == std::string::npos);
+}
+
+TEST_CASE("host: records: a record cut short, with junk after it, or of the wrong shape is not read") {
+    TestRecord r;
+    r.steps = {{1, "a", "ok"}, {2, "b", "failed"}};
+    const std::string good = r.json(true);
+    TestRecord back;
+    CHECK(TestRecord::read(good, back));
+    for (size_t cut = 0; cut < good.size(); ++cut) CHECK_FALSE(TestRecord::read(good.substr(0, cut), back));
+    std::string wrong = good;
+    CHECK_FALSE(TestRecord::read(good + "x", back));
+    CHECK_FALSE(TestRecord::read(good + good, back));
+    CHECK_FALSE(TestRecord::read(wrong.replace(wrong.find("\"ok\""), 4, "\"maybe\""), back));
+    wrong = good;
+    CHECK_FALSE(TestRecord::read(wrong.replace(wrong.find("\"steps_passed\":1"), 16, "\"steps_passed\":2"), back));
+    wrong = good;
+    CHECK_FALSE(TestRecord::read(wrong.replace(wrong.find("\"number\":2"), 10, "\"number\":3"), back));
+    CHECK_FALSE(TestRecord::read("{\"record\":\"program\",\"steps\":[]}", back));
+    CHECK_FALSE(TestRecord::read(std::string(100, '[') + std::string(100, ']'), back));  // nested past 32
+    json::Value v;
+    CHECK(json::parse(" {\"a\":[1,-2.5e3,true,false,null,\"\\u0041\\u00e9\"]} ", v));
+    CHECK(v["a"][1].num == -2500);
+    CHECK(v["a"][5].text == "A\xC3\xA9");
+    CHECK(v["missing"]["deeper"][3].text.empty());
+    CHECK(json::quote("a\"b\\c\n\x1f") == "\"a\\\"b\\\\c\\n\\u001f\"");
+}
+
+TEST_CASE("host: records: an exercise program's record lists every row's outcome, as JSON") {
+    Measurements m(TableSpec{});
+    RowResult a;
+    a.section = "2^25 \"floats\"", a.step = "3", a.name = "sequential", a.status = RowResult::ok, a.detail = "max error 0";
+    RowResult b;
+    b.section = a.section, b.step = "-", b.name = "CUB", b.kind = RowKind::baseline, b.status = RowResult::failed;
+    m.add(a);
+    m.add(b);
+    json::Value v;
+    REQUIRE(json::parse(m.record(1), v));
+    CHECK(v["record"].text == "program");
+    REQUIRE(v["rows"].items.size() == 2);
+    CHECK(v["rows"][0]["section"].text == "2^25 \"floats\"");
+    CHECK(v["rows"][0]["status"].text == "ok");
+    CHECK(v["rows"][1]["kind"].text == "baseline");
+    CHECK(v["rows"][1]["status"].text == "failed");
+    CHECK(v["ranges"].is_array());
+    CHECK(v["failures"].num == 1);
 }

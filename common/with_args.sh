@@ -5,9 +5,9 @@
 # ; | & $ ` * \ are plain characters, so ARGS='--n 5; rm x' gives the program the words --n,
 # 5; rm and x, and the program refuses them. A quote left open gets one line, exit 2.
 # With --timeout, the program is stopped after $TEST_TIMEOUT seconds (a stuck kernel).
-# With --record NN_x (make test-NN with your starter), the test program appends its "steps:"
-# line to NN_x.steps in the progress folder ($COURSE_PROGRESS_DIR, default .progress), through
-# COURSE_STEPS_LOG; otherwise COURSE_STEPS_LOG is never set, whatever the environment says.
+# With --record NN_x (make test-NN with your starter), the test program appends its record
+# (common/records.h) to NN_x.steps in the progress folder ($COURSE_PROGRESS_DIR, default .progress),
+# through COURSE_STEPS_LOG; otherwise COURSE_STEPS_LOG is never set, whatever the environment says.
 set -u
 source "$(dirname "$0")/printable.sh"
 timeout_s= record=
