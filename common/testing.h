@@ -173,14 +173,6 @@ inline void check_prediction(const char* name, double predicted, const char* rev
                                 ": not yet. Revisit: " + revisit;
     CHECK_MESSAGE(right, message);
 }
-// The same, with the answer derived by the caller (being replaced by answers.cpp: do not use).
-inline void check_prediction(const char* name, double predicted, double expected, const char* revisit,
-                             double rel_tol = 0) {
-    const bool right = std::isfinite(predicted) && std::fabs(predicted - expected) <= rel_tol * std::fabs(expected);
-    const std::string message = std::string("prediction ") + name + " = " + doctest::toString(predicted).c_str() +
-                                ": not yet. Revisit: " + revisit;
-    CHECK_MESSAGE(right, message);
-}
 
 #define STEP_CASE(steps, step_name, what) \
     COURSE_STEP_CASE_(DOCTEST_ANONYMOUS(COURSE_STEP_CASE_FN_), DOCTEST_ANONYMOUS(COURSE_STEP_CASE_REG_), steps, step_name, what, true)
