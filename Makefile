@@ -379,7 +379,7 @@ $(PROFILE_TOOL): $(BUILD)/common/profile_table.o
 # The course tool (common/course.cpp): make status, make check's runs and counts, make hint-NN.
 # The host compiler alone builds it, without the flags stamp: make hint-NN needs no CUDA.
 COURSE_TOOL := $(BUILD)/common/course
-COURSE_TOOL_SOURCES := common/course.cpp common/course_tests.cpp
+COURSE_TOOL_SOURCES := common/course.cpp common/course_tests.cpp common/bad_input.cpp
 $(COURSE_TOOL): $(COURSE_TOOL_SOURCES) $(addprefix common/,hints.h records.h json.h steps.h options.h output_file.h exit_codes.h)
 	@mkdir -p $(@D); echo "  CXX   $(COURSE_TOOL_SOURCES) (the course tool)"
 	$(Q)$(CXX) -std=c++17 -O2 -Wall -Wextra -Icommon $(COURSE_TOOL_SOURCES) -o $@
@@ -465,7 +465,7 @@ all: $(ALL_BINARIES)
 # Builds everything in parallel, then runs every suite in turn (one GPU, honest timings).
 check:
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	@$(COURSE_TOOL) check common $(EXERCISES) common/bad_input.sh tool-tests
+	@$(COURSE_TOOL) check common $(EXERCISES) bad-input tool-tests
 
 status: $(COURSE_TOOL)
 	@$(COURSE_TOOL) status $(EXERCISES)
