@@ -776,6 +776,9 @@ void tool_cases(Suite& s, const std::string& folder, const std::string& self) {
     const std::string tmp = s.tmp, n = folder.substr(0, folder.find('_')), scratch = tmp + "/scratch";
     fs::create_directories(scratch);
     run("cp -r Makefile common " + sh_quote(folder) + " " + sh_quote(scratch + "/"));
+    // With the course tool built in it already, as in the course (make builds it as it starts).
+    fs::create_directories(scratch + "/build/common");
+    fs::copy_file(self, scratch + "/build/common/course", fs::copy_options::overwrite_existing);
     // (As the make a user types: a make started by make check would name stray sources no more.)
     auto scratch_make = [&](const Words& args) {
         return s.shell("(" + s.limits(false) + "exec env -u MAKELEVEL timeout -k 2 " + std::to_string(kGuardS) +
@@ -818,9 +821,7 @@ void tool_cases(Suite& s, const std::string& folder, const std::string& self) {
     // make status where build/ exists but cannot be written (the course tool built in it already):
     // every row points at a log that exists.
     if (can_be_user()) {
-        fs::create_directories(scratch + "/build/common");
-        fs::copy_file(self, scratch + "/build/common/course", fs::copy_options::overwrite_existing);
-        run("touch " + sh_quote(scratch + "/build/common/course") + " && chmod -R a+rX,a-w " + sh_quote(scratch));
+        run("chmod -R a+rX,a-w " + sh_quote(scratch));
         o = s.shell("(" + s.limits(false) + "cd /; " + as_user_prefix() + "timeout -k 2 " + std::to_string(kGuardS) +
                     " make --no-print-directory -C " + sh_quote(scratch) + " status) 2>&1 </dev/null");
         run("chmod -R u+w " + sh_quote(scratch));
@@ -893,7 +894,7 @@ void profile_cases(Suite& s, const std::string& folder, const std::string& self)
     };
     fake_ncu("ncu_perm", "echo \"==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0.\"; exit 1");
     fake_ncu("ncu_old", "echo \"==ERROR== Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option.\"; exit 1");
-    fake_ncu("ncu_run", "while [ $# -gt 0 ] && [ \"$1\" != bash ]; do shift; done; \"$@\"; rc=$?; echo \"==WARNING== No kernels were profiled.\"; exit $rc");
+    fake_ncu("ncu_run", "while [ $# -gt 0 ] && [[ \"$1\" != */course ]]; do shift; done; \"$@\"; rc=$?; echo \"==WARNING== No kernels were profiled.\"; exit $rc");
     // A stand-in for a program that ran its steps on a GPU under COURSE_PROFILE=1 (measure.h's record).
     write(tmp + "/ran_steps", "#!/usr/bin/env bash\necho \"| 1 | some_step | ok |\"\n[ -n \"${COURSE_RECORD:-}\" ] && echo "
                               "'{\"record\":\"program\",\"rows\":[],\"ranges\":[{\"label\":\"step 1 some_step\",\"step\":true}],\"failures\":0}' "

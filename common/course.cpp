@@ -14,6 +14,9 @@
 //                                         or how many test cases the filters pass (make sanitize)
 //   course test                           the tool's own tests (course_tests.cpp), through make
 //   course bad-input                      the bad-input suite (bad_input.cpp)
+//   course settings DIR                   make's settings, checked while make reads the Makefile
+//   course run [--timeout] [--record NN_x] PROGRAM WORDS...   a program with the words of ARGS
+//                                         (make run/test/bench/profile; settings.cpp says both)
 //
 // make check, for each exercise folder NN_x:
 //   1. the committed starter.cu must equal the one generated from solution.cu (under CI or
@@ -437,6 +440,8 @@ int record(const std::vector<std::string>& args) {
 
 int self_test(const std::string& self);        // course_tests.cpp
 int bad_input_suite(const std::string& self);  // bad_input.cpp
+int settings(const std::vector<std::string>& args);      // settings.cpp
+int run_program(std::vector<std::string> args);
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -449,6 +454,8 @@ int main(int argc, char** argv) {
     if (command == "record") return record(rest);
     if (command == "test" && rest.empty()) return self_test(self);
     if (command == "bad-input" && rest.empty()) return bad_input_suite(self);
-    std::fprintf(stderr, "usage: course status|check|hint|record|test|bad-input ... (common/course.cpp says what each does)\n");
+    if (command == "settings") return settings(rest);
+    if (command == "run") return run_program(rest);
+    std::fprintf(stderr, "usage: course status|check|hint|record|test|bad-input|settings|run ... (common/course.cpp says what each does)\n");
     return 2;
 }

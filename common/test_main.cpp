@@ -221,7 +221,7 @@ std::string why_not_report_file(std::string arg) {
 }
 
 // COURSE_STEPS_LOG: the progress file `make test-NN` with your starter names, to which the
-// run's record is appended (common/with_args.sh sets it; make hint-NN and make status read it);
+// run's record is appended (the course tool's run sets it; make hint-NN and make status read it);
 // COURSE_RECORD: the file of this run's whole record (the course's tools set it). "" or why not.
 std::string why_not_record_file(const char* variable, const char* path, const char* extension) {
     if (!path || !*path) return "";
