@@ -85,7 +85,7 @@ FORCE:
 # ---- The course tool (common/course.cpp), built by the host compiler alone as make starts -------
 override COURSE_TOOL := $(BUILD)/common/course
 override TOOL_SOURCES := $(addprefix common/,course.cpp course_tests.cpp bad_input.cpp settings.cpp)
-override TOOL_INPUTS := $(TOOL_SOURCES) $(addprefix common/,hints.h records.h json.h steps.h options.h output_file.h exit_codes.h)
+override TOOL_INPUTS := $(TOOL_SOURCES) $(addprefix common/,hints.h records.h json.h steps.h options.h output_file.h exit_codes.h require_gpu.h)
 ifneq ($(shell [ -x $(COURSE_TOOL) ] || echo missing; find $(TOOL_INPUTS) -newer $(COURSE_TOOL) 2>/dev/null | head -n 1),)
   $(if $(shell [ -e $(BUILD) ] || [ -w . ] && echo y),,$(cannot_write))
   $(info $()  CXX   $(TOOL_SOURCES) (the course tool))

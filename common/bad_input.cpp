@@ -6,7 +6,7 @@
 // The cases are built, kind by kind, for every exercise folder found (NN_name/), from what its
 // program lists (PROGRAM --list-options: each option's kind, range or choices, and the options that
 // cannot affect a run), from the test program every folder has, and from make's settings; a folder
-// may add cases only it knows in NN_name/bad_input_cases.txt (read_folder_cases below). A folder
+// may add cases only it knows in NN_name/bad_input_cases.txt (folder_cases below says the format). A folder
 // whose program cannot list its options fails. Programs are the solutions' (make all).
 // Ends with one line per group ("bad input: NN_x  N cases, N passed"), then the total; VERBOSE=1
 // also lists every case that passes; with COURSE_RECORD=FILE (make check) it leaves its suite
@@ -22,7 +22,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
