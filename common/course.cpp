@@ -13,6 +13,10 @@
 //   course record FILE ranges|matching    a program record's NVTX ranges of steps (make profile-NN)
 //                                         or how many test cases the filters pass (make sanitize)
 //   course test                           the tool's own tests (course_tests.cpp), through make
+//   course bad-input                      the bad-input suite (bad_input.cpp)
+//   course settings DIR                   make's settings, checked while make reads the Makefile
+//   course run [--timeout] [--record NN_x] PROGRAM WORDS...   a program with the words of ARGS
+//                                         (make run/test/bench/profile; settings.cpp says both)
 //
 // make check, for each exercise folder NN_x:
 //   1. the committed starter.cu must equal the one generated from solution.cu (under CI or
@@ -22,8 +26,8 @@
 //      the reading path (tests --check-reading-path, common/answers.h);
 //   3. on a GPU, the tests FAIL against the untouched starter, every step of it: a suite that
 //      passes on it could not tell a finished exercise from an unfinished one.
-// "common" is the shared helpers' host tests. A SUITE is a script (bash) or "tool-tests" (this
-// tool's own tests); it writes a suite record to the file COURSE_RECORD names:
+// "common" is the shared helpers' host tests. A SUITE is a script (bash) or one of this tool's own,
+// "bad-input" or "tool-tests"; it writes a suite record to the file COURSE_RECORD names:
 //   {"record":"suite","name":"bad input","cases":{"passed":P,"failed":F,"skipped":S},
 //    "groups":[{"name":"02_scalar_multiply","cases":194,"passed":194}],"skips":["why"],"failures":["what"]}
 // A suite or test program that leaves no record (it crashed or was stopped) counts as one failure.
@@ -222,7 +226,7 @@ int check(const std::vector<std::string>& args, const std::string& self) {
             suites.push_back(ex);
             continue;
         }
-        if (ex == "tool-tests") {
+        if (ex == "tool-tests" || ex == "bad-input") {
             suites.push_back(ex);
             continue;
         }
@@ -318,13 +322,15 @@ int check(const std::vector<std::string>& args, const std::string& self) {
         const std::string record = scratch.file("suite.json"), out = scratch.file("suite.out");
         std::error_code ec;
         fs::remove(record, ec);
-        const std::string command = s == "tool-tests" ? sh_quote(self) + " test" : "bash " + sh_quote(s);
+        const std::string command = s == "tool-tests" ? sh_quote(self) + " test"
+                                    : s == "bad-input"  ? sh_quote(self) + " bad-input"
+                                                        : "bash " + sh_quote(s);
         const int rc = run("env COURSE_RECORD=" + sh_quote(record) + " " + command + " >" + sh_quote(out) + " 2>&1");
         Suite suite;
         const bool have = suite.read(first_line(record));
         if (!have) {
             suite = Suite();
-            suite.name = s == "tool-tests" ? "course tool" : fs::path(s).stem().string();
+            suite.name = s == "tool-tests" ? "course tool" : s == "bad-input" ? "bad input" : fs::path(s).stem().string();
             suite.failed = 1;
         }
         if (rc != 0 && suite.failed == 0) suite.failed = 1;  // no failures recorded, yet it failed
@@ -432,7 +438,10 @@ int record(const std::vector<std::string>& args) {
     return 1;
 }
 
-int self_test(const std::string& self);  // course_tests.cpp
+int self_test(const std::string& self);        // course_tests.cpp
+int bad_input_suite(const std::string& self);  // bad_input.cpp
+int settings(const std::vector<std::string>& args);      // settings.cpp
+int run_program(std::vector<std::string> args);
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -444,6 +453,9 @@ int main(int argc, char** argv) {
     if (command == "hint") return hint(rest);
     if (command == "record") return record(rest);
     if (command == "test" && rest.empty()) return self_test(self);
-    std::fprintf(stderr, "usage: course status|check|hint|record|test ... (common/course.cpp says what each does)\n");
+    if (command == "bad-input" && rest.empty()) return bad_input_suite(self);
+    if (command == "settings") return settings(rest);
+    if (command == "run") return run_program(rest);
+    std::fprintf(stderr, "usage: course status|check|hint|record|test|bad-input|settings|run ... (common/course.cpp says what each does)\n");
     return 2;
 }

@@ -9,6 +9,8 @@
 //     (level 1 a question, no code statement in level 2, a /* ... */ hole in level 3's code).
 //   - In this course: make test-NN with your starter records its run (first exercise, host cases
 //     only), as a line of its own after a record cut short; with USE=solution it does not.
+//   - The settings and run commands (settings.cpp) on their own: each setting's refusal, a value
+//     ending in a line break or in x, ARGS split into words, a test program stopped by TEST_TIMEOUT.
 // Ends with "course tool: N passed, N failed" (VERBOSE=1 also lists every case that passes), and
 // leaves a suite record (course.cpp) where COURSE_RECORD says.
 #include <chrono>
@@ -435,6 +437,50 @@ void record_cases(Course& c) {
         t.fail("make test-" + n + " after a record cut short: " + shown(read_all(file), 300));
 }
 
+
+// The course tool's settings and run commands (settings.cpp), on their own: make hands the settings
+// over in a folder of files, each value followed by an x; run splits ARGS into words.
+void settings_cases(Course& c, const std::string& self) {
+    Tally& t = c.t;
+    const std::vector<std::pair<std::string, std::string>> fine = {
+        {"USE", "starter"}, {"REQUIRE_GPU", "0"}, {"REQUIRE_GPUS", "0"}, {"V", "0"}, {"TEST_TIMEOUT", "300"}, {"JOBS", "2"},
+        {"NVCC", "nvcc"}, {"ARCH", "auto"}, {"_EXERCISES", "71_alpha"}, {"_goals", "help"}, {"_SETTINGS", "USE ARCH"}};
+    auto check = [&](const std::string& name, const std::vector<std::pair<std::string, std::string>>& changed, const std::string& want) {
+        const std::string dir = c.tmp + "/settings";
+        fs::create_directories(dir);
+        for (const auto& [k, v] : fine) write(dir + "/" + k, v + "x\n");
+        for (const auto& [k, v] : changed) write(dir + "/" + k, v + "x\n");
+        const Course::Out o = c.shell(sh_quote(self) + " settings " + sh_quote(dir));
+        if (o.out == want && o.rc == (want.empty() ? 0 : 2) && !fs::exists(dir)) t.pass(name);
+        else t.fail(name + ": exit " + std::to_string(o.rc) + ", got '" + shown(o.out, 300) + "', wanted '" + want + "'");
+    };
+    check("settings: the defaults pass", {}, "");
+    check("settings: a value ending in x arrives whole", {{"STEP", "x"}}, "");
+    check("settings: a name that is no setting", {{"_not_settings", "FOO BAR"}},
+          "'FOO' is not a setting of this course: its settings are USE ARCH (make help lists the common ones)");
+    check("settings: a blank after the value", {{"USE", "solution "}}, "USE must be starter or solution (got 'solution ')");
+    check("settings: a line break at the end", {{"TEST_TIMEOUT", "3\n"}},
+          "TEST_TIMEOUT must be a whole number of seconds from 1 to 999999 (got '3\\x0A')");
+    check("settings: a leading zero", {{"JOBS", "02"}}, "JOBS must be a whole number of parallel compiles from 1 to 999999 (got '02')");
+    check("settings: STEP on two lines", {{"STEP", "1\n2"}}, "STEP must be one line (got '1\\x0A2')");
+    check("settings: a quote in ARCH", {{"ARCH", "sm_90'"}}, "ARCH must be auto, native, fat or a target such as sm_89 (got 'sm_90'')");
+    check("settings: no such exercise", {{"_goals", "help run-7"}}, "there is no exercise '7' (exercises: 71)");
+    // run: ARGS's words after the program's own; quotes group, nothing else is special.
+    auto run_with = [&](const std::string& args, const std::string& words) {
+        return c.shell("ARGS=" + sh_quote(args) + " " + sh_quote(self) + " run " + words);
+    };
+    Course::Out o = run_with("a \"b c\" 'd\"e' $HOME;x", "/usr/bin/printf '%s|'");
+    t.same("run: ARGS split at blanks outside quotes", o.out, "a|b c|d\"e|$HOME;x|");
+    o = run_with("--n \"5", "/usr/bin/printf '%s|'");
+    t.same("run: a quote left open", std::to_string(o.rc) + " " + o.out,
+           "2 make: ARGS has an unmatched double quote (character 5): every quote that opens a group of words must close it (got '--n \"5')");
+    fs::create_directories(c.tmp + "/build/71_alpha/solution");  // a test program that hangs
+    write(c.tmp + "/build/71_alpha/solution/tests", "#!/bin/sh\nsleep 5\n");
+    fs::permissions(c.tmp + "/build/71_alpha/solution/tests", fs::perms(0755));
+    o = c.shell("TEST_TIMEOUT=1 " + sh_quote(self) + " run --timeout " + sh_quote(c.tmp + "/build/71_alpha/solution/tests"));
+    t.same("run --timeout: a program stopped after TEST_TIMEOUT", std::to_string(o.rc) + " " + o.out,
+           "124 71_alpha: stopped after 1 s: a kernel is probably stuck (a deadlock or an endless loop)");
+}
 }  // namespace
 
 int self_test(const std::string& self) {
@@ -463,6 +509,7 @@ int self_test(const std::string& self) {
     hint_cases(c);
     lint_cases(c);
     record_cases(c);
+    settings_cases(c, self);
     std::error_code ec;
     fs::remove_all(c.tmp, ec);
 

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
 # doctor.sh (make doctor): what this machine has, and a plain-words warning for each mismatch.
 set -u
-source "$(dirname "$0")/printable.sh"
+# A value made safe to show on one line, as the programs show theirs (Options::printable in
+# common/options.h): bytes outside printable ASCII as \xNN, at most MAX characters, then "...".
+printable() {
+  local LC_ALL=C
+  local s=$1 max=${2:-60} out= c b i
+  for ((i = 0; i < ${#s}; i++)); do
+    [ ${#out} -ge "$max" ] && { out+=...; break; }
+    c=${s:i:1}
+    case $c in
+      [\ -~]) out+=$c ;;
+      *) printf -v b '%d' "'$c"; printf -v c '\\x%02X' $((b & 255)); out+=$c ;;
+    esac
+  done
+  printf '%s' "$out"
+}
 warn() { echo "  WARNING: $*"; warnings=$((warnings + 1)); }
 warnings=0
 nvcc=${NVCC:-nvcc}

@@ -21,7 +21,7 @@
 // --list-options` prints that record, one option a line, and exits 0:
 //   --n       size    1..18446744073709551615  default=1000000  not-with=--bench
 //   --fps     real    0.1..1000                default=10       only-with=--watch,--gif
-// (common/bad_input.sh builds its cases from it). Parsing only: no CUDA here (program.h checks
+// (the bad-input suite, common/bad_input.cpp, builds its cases from it). Parsing only: no CUDA here (program.h checks
 // memory and the GPU; output_file.h checks the files a program writes).
 #pragma once
 

@@ -54,7 +54,7 @@ dir=build/$ex/profile
 mkdir -p "$dir"
 rm -f "$dir"/step_*.ncu-rep "$dir"/step_*.csv "$dir"/step_*.json "$dir"/steps.txt "$dir"/run.json
 log=$dir/run.log
-# The program's words: ARGS if given (split by with_args.sh), else the representative size.
+# The program's words: ARGS if given (split by the course tool's run), else the representative size.
 [ -n "${ARGS:-}" ] || ARGS=${PROFILE_ARGS:-}
 export ARGS
 version=$("$ncu" --version 2>/dev/null | sed -nE 's/^Version ([0-9][0-9.]*).*/\1/p' | head -n 1)
@@ -62,7 +62,7 @@ version=$("$ncu" --version 2>/dev/null | sed -nE 's/^Version ([0-9][0-9.]*).*/\1
 # 1. The run itself, without ncu: its table says whether each step is right, and its record
 #    names the NVTX range of each step. A bad option or no GPU (exit code 2) stops here with the
 #    program's one line, its last.
-COURSE_PROFILE=1 COURSE_RECORD=$dir/run.json bash common/with_args.sh "$program" >"$log" 2>&1
+COURSE_PROFILE=1 COURSE_RECORD=$dir/run.json "$course" run "$program" >"$log" 2>&1
 rc=$?
 output=$(cat "$log")
 if [ "$rc" -eq 2 ]; then
@@ -82,7 +82,7 @@ for i in "${!ranges[@]}"; do
   COURSE_PROFILE=1 COURSE_RECORD=$report.json "$ncu" --target-processes all --clock-control none --nvtx --nvtx-include "$label/" \
     --launch-count "$launches" --kernel-name-base function \
     --metrics "$metrics" --export "$report" --force-overwrite \
-    bash common/with_args.sh "$program" >"$report.log" 2>&1
+    "$course" run "$program" >"$report.log" 2>&1
   # Why it could not profile, in one line.
   if grep -q ERR_NVGPUCTRPERM "$report.log"; then
     fail "no permission to read the GPU's performance counters (ERR_NVGPUCTRPERM): run as an administrator (root), or let every user profile by loading the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0; see https://developer.nvidia.com/ERR_NVGPUCTRPERM"

@@ -23,6 +23,7 @@
 #include "options.h"      // Options::printable
 #include "output_file.h"  // why_not_output_file
 #include "records.h"
+#include "require_gpu.h"  // the one check of REQUIRE_GPU(S)
 
 #include <algorithm>
 #include <cctype>
@@ -221,7 +222,7 @@ std::string why_not_report_file(std::string arg) {
 }
 
 // COURSE_STEPS_LOG: the progress file `make test-NN` with your starter names, to which the
-// run's record is appended (common/with_args.sh sets it; make hint-NN and make status read it);
+// run's record is appended (the course tool's run sets it; make hint-NN and make status read it);
 // COURSE_RECORD: the file of this run's whole record (the course's tools set it). "" or why not.
 std::string why_not_record_file(const char* variable, const char* path, const char* extension) {
     if (!path || !*path) return "";
@@ -311,23 +312,17 @@ int main(int argc, char** argv) {
     context.setOption("no-path-filenames", true);
     context.applyCommandLine(argc, argv);
 
-    const char* require = std::getenv("REQUIRE_GPU");
-    const std::string require_text = require ? require : "";
-    if (require_text != "" && require_text != "0" && require_text != "1") {
-        std::printf("error: REQUIRE_GPU must be 0 or 1 (got '%s')\n", Options::printable(require_text).c_str());
-        return 2;
-    }
     // REQUIRE_GPUS=N: a machine with fewer than N usable GPUs fails the suite at once, so that a
-    // case needing several GPUs cannot skip on a machine meant to have them.
+    // case needing several GPUs cannot skip on a machine meant to have them. (Unset or empty: 0.)
+    const char* require = std::getenv("REQUIRE_GPU");
     const char* require_n = std::getenv("REQUIRE_GPUS");
-    const std::string require_n_text = require_n ? require_n : "";
-    const bool n_ok = require_n_text.size() <= 2 &&
-                      std::all_of(require_n_text.begin(), require_n_text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!n_ok) {
-        std::printf("error: REQUIRE_GPUS must be a number of GPUs from 0 to 99 (got '%s')\n",
-                    Options::printable(require_n_text).c_str());
-        return 2;
-    }
+    const std::string require_text = require ? require : "", require_n_text = require_n ? require_n : "";
+    for (const std::string& problem : {require_text.empty() ? "" : require_gpu_problem(require_text),
+                                       require_n_text.empty() ? "" : require_gpus_problem(require_n_text)})
+        if (!problem.empty()) {
+            std::printf("error: %s\n", problem.c_str());
+            return 2;
+        }
     const int required_gpus = require_n_text.empty() ? 0 : std::atoi(require_n_text.c_str());
     const bool require_gpu = require_text == "1" || required_gpus > 0;
     GpuPresence gpu = probe_gpu();
