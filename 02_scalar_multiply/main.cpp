@@ -76,8 +76,8 @@ static int run(const Program& p, size_t n, float a, int block) {
                                          "out[i] = a * x[i]", strf("n = %zu, a = %g, block = %d", n, a, block));
     TableSpec t;
     t.title = "out[i] = a * x[i]";
-    t.baseline_column = "% of copy";
-    t.peak = dev.dram_gbs;
+    t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::of_baseline("% of copy"),
+                 cols::of_peak("DRAM peak", dev.dram_gbs), cols::check()};
     t.footer = "GB/s counts 8 bytes per element (4 read, 4 written); % of copy compares with cudaMemcpy device to\n"
                "device of x into out (the same bytes) in this run, timed before and after the steps, the faster\n"
                "counting. The plot counts one FLOP (a multiply) per element.";

@@ -73,12 +73,12 @@ static int run(const Program& p, int w, int h, long long generations, const Star
                           start.description.c_str(), population(start.cells)));
     TableSpec t;
     t.title = "Conway's Game of Life";
-    t.count_ops("cell updates/s", 1, "cell updates");
-    t.rate_text = rate;
-    t.bytes_rate = true;
-    t.bytes_peak = dev.dram_gbs;
-    t.columns = {"launches", "live cells"};
-    if (p.bench || generations == 1) t.baseline_column = "% of copy";
+    t.rate = ops_rate("cell updates/s", 1, "cell updates");
+    t.rate.text = rate;
+    t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::gb_per_s()};
+    if (p.bench || generations == 1) t.columns.push_back(cols::of_baseline("% of copy"));
+    t.columns.insert(t.columns.end(), {cols::of_bytes_peak("DRAM peak", dev.dram_gbs), cols::own("launches"),
+                                       cols::own("live cells"), cols::check()});
     t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves);\n"
                "single_block launches once for all generations. A time is of all the generations, launches\n"
                "included, and when there are several, of a copy of the start into place (2 bytes a cell).";

@@ -97,9 +97,8 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
         p.bench ? print_bench_header(strf("sums of n floats, block = %d", block), cfg) : device_facts();
     TableSpec t;
     t.title = "sums of n floats";
-    t.leading = {"result"};
-    t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs;
+    t.columns = {cols::step(), cols::kernel(), cols::own("result"), cols::time(), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"), cols::of_peak("DRAM peak", dev.dram_gbs), cols::check()};
     t.footer = "GB/s counts the input read once, 4 bytes per element (rows_cols: its matrix, and its sums written).\n"
                "CUB is timed before and after the steps; the faster is the 100%. The plot counts the least FLOP\n"
                "per element: 1 for a sum, 5 for stats, 2 for rows_cols.";

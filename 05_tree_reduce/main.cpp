@@ -39,10 +39,9 @@ static int run(const Program& p, size_t n, int block) {
                                          strf("n = %zu, block = %d, input uniform in [-1, 2)", n, block));
     TableSpec t;
     t.title = "sum of n floats";
-    t.columns = {"GPU sum", "error"};
-    t.baseline_column = "% of CUB";
-    t.vs_previous = true;
-    t.peak = dev.dram_gbs;
+    t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::of_baseline("% of CUB"),
+                 cols::vs_previous(), cols::of_peak("DRAM peak", dev.dram_gbs), cols::own("GPU sum"), cols::own("error"),
+                 cols::check()};
     t.footer = "GB/s counts the 4n bytes read (the copy's, the 4n read and the 4n written); the plot counts\n"
                "one FLOP (an add) per element.";
     Measurements m(t, cfg, p.outputs());

@@ -58,12 +58,12 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
     const BenchConfig cfg = p.bench ? kBudgetedTiming : BenchConfig{0, 3, false};
     TableSpec t;
     t.title = "n threads updating shared memory";
-    t.count_ops("M updates/s", 1e6, "updates");
-    t.leading = {"updates", "atomics"};
-    t.columns = {"result", "expected"};
-    t.baseline_column = "% of CUB";
-    t.peak = device_facts().dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
-    t.peak_name = "DRAM peak (4 B an update)";
+    t.rate = ops_rate("M updates/s", 1e6, "updates");
+    t.columns = {cols::step(), cols::kernel(), cols::own("updates"), cols::own("atomics"), cols::time(), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"),
+                 // the updates per second DRAM can feed 4-byte values to
+                 cols::of_peak("DRAM peak (4 B an update)", device_facts().dram_gbs * 1e3 / 4), cols::own("result"),
+                 cols::own("expected"), cols::check()};
     t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
                "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"
                "updates were lost, as the missing atomics must lose them.";

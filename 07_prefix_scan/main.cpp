@@ -79,14 +79,13 @@ static int run(const Program& p, size_t n) {
                           "with the double-precision reference within a tolerance)", n));
     TableSpec t;
     t.title = "inclusive scan of n ints";
-    t.ops_name = "additions";
-    t.leading = {"n", "traffic"};
-    t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs;
+    t.rate.ops_name = "additions";
     t.footer = "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read n ints, write n;\n"
                "compact: read n, write the kept ones), whatever else an algorithm moves. traffic: what each\n"
                "design moves through DRAM, in arrays of n ints, counting nothing as served by L2.";
-    if (!p.bench) t.check_column = "check (steps: int and float, inclusive and exclusive)";
+    t.columns = {cols::step(), cols::kernel(), cols::own("n"), cols::own("traffic"), cols::time(), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"), cols::of_peak("DRAM peak", dev.dram_gbs),
+                 cols::check(p.bench ? "check" : "check (steps: int and float, inclusive and exclusive)")};
     Measurements table(t, BenchConfig{}, p.outputs());
     if (p.bench) {
         std::printf("Every result is checked exactly against the CPU's, before and after its timing.\n\n");

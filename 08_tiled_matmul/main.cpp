@@ -70,13 +70,9 @@ int main(int argc, char** argv) {
     if (p.bench) std::printf("\n");
     TableSpec t;
     t.title = "C = A * B in FP32";
-    t.count_ops("GFLOP/s", 1e9, "FLOP");  // the plot's compute roof: the FP32 peak
-    t.baseline_column = "% of cuBLAS";
-    t.vs_previous = true;
-    t.peak = dev.fp32_gflops;
-    t.peak_name = "FP32 peak";
-    t.time_format = "%.3f";
-    t.rate_format = "%.0f";
+    t.rate = ops_rate("GFLOP/s", 1e9, "FLOP", "%.0f");  // the plot's compute roof: the FP32 peak
+    t.columns = {cols::step(), cols::kernel(), cols::time("%.3f"), cols::rate(t.rate), cols::of_baseline("% of cuBLAS"),
+                 cols::vs_previous(), cols::of_peak("FP32 peak", dev.fp32_gflops), cols::check()};
     t.footer = "GFLOP/s counts 2*m*n*k (one multiply and one add per term); the plot's bytes are A, B and C\n"
                "once each. x->row / x->col: what threadIdx.x runs along. cuBLAS: cublasSgemm in\n"
                "CUBLAS_PEDANTIC_MATH (strict FP32, no TF32), measured in the same run.";

@@ -103,12 +103,10 @@ int run(const Program& p, size_t n, const std::string& distribution, KeyType typ
                       pairs ? " with their input positions as values" : ""));
     TableSpec t;
     t.title = "sorting n 32-bit keys";
-    t.count_ops("G keys/s", 1e9, "keys");
-    t.leading = {"B/key"};
-    t.baseline_column = "% of CUB";
-    t.copy_roof = "at copy speed";
-    t.time_format = "%.3f";
-    t.rate_format = "%.2f";
+    t.rate = ops_rate("G keys/s", 1e9, "keys", "%.2f");
+    t.columns = {cols::step(), cols::kernel(), cols::own("B/key"), cols::time("%.3f"), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"), cols::at_copy_speed("at copy speed", t.rate), cols::of_copy_speed(),
+                 cols::check()};
     t.footer = "G keys/s: 10^9 keys sorted per second. B/key: the bytes a sort must move per key, read + written\n"
                "(a model of its passes; steps 2 to 5 show theirs once the prediction it answers is right); at\n"
                "copy speed: the G keys/s it would reach moving them at the copy's rate, the roofline of a sort.\n"

@@ -26,15 +26,12 @@ static std::string relative_error(const std::vector<float>& C, const std::vector
 static TableSpec table_spec(const DeviceFacts& dev) {
     TableSpec t;
     t.title = "C = A * B, BF16 inputs, FP32 sums";
-    t.count_ops("TFLOP/s", 1e12, "FLOP");
-    t.baseline_column = "% of cuBLAS";
-    t.peak = dev.bf16_tensor_gflops / 1e3;
+    t.rate = ops_rate("TFLOP/s", 1e12, "FLOP");
     // A ceiling from the SM count and the clock the GPU reports, above NVIDIA's rated figure
     // where the rating assumes a lower clock (H100 SXM: 1,071 at 1,980 MHz against 989).
-    t.peak_name = "BF16 clock peak";
-    t.compute_roof = dev.bf16_tensor_gflops * 1e9;
-    t.compute_roof_name = strf("BF16 clock peak %.0f TFLOP/s", dev.bf16_tensor_gflops / 1e3);
-    t.time_format = "%.3f";
+    t.columns = {cols::step(), cols::kernel(), cols::time("%.3f"), cols::rate(t.rate), cols::of_baseline("% of cuBLAS"),
+                 cols::of_peak("BF16 clock peak", dev.bf16_tensor_gflops / 1e3), cols::check()};
+    t.compute_roof = {strf("BF16 clock peak %.0f TFLOP/s", dev.bf16_tensor_gflops / 1e3), dev.bf16_tensor_gflops * 1e9};
     t.footer = strf("TFLOP/s counts 2*m*n*k. BF16 clock peak: dense BF16 with FP32 sums, %.0f TFLOP/s from this GPU's\n"
                     "SM count and reported clock (%d MHz); NVIDIA's rated figure may assume a lower clock. The FP32\n"
                     "row is exercise 08's register_blocked_2d on the CUDA cores (FP32 peak %.1f TFLOP/s).",
@@ -137,7 +134,7 @@ static int run(const Program& p, int m, int n, int k) {
         };
     };
     TableSpec spec = table_spec(dev);
-    spec.columns = {"error vs float inputs"};
+    spec.columns.insert(spec.columns.end() - 1, cols::own("error vs float inputs"));
     Measurements m_(spec, kBudgetedTiming, p.outputs());
     const std::string no_reference = "nothing to check it against: no CPU product at this size, no BF16 on this GPU";
     m_.section("", Work{least_bytes(m, n, k), flop(m, n, k)},

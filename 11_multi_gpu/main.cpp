@@ -200,7 +200,8 @@ int measure_split(const Program& p, const Settings& set, std::vector<RowResult>&
                     poison, RowKind::baseline});
     TableSpec spec;
     spec.title = "the sum of one array spread over the ranks";
-    spec.baseline_column = "% of one GPU";
+    spec.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec.rate), cols::of_baseline("% of one GPU"),
+                    cols::check()};
     spec.footer = strf("GB/s counts the 4 bytes of every float read. %s.", team.describe().c_str());
     Measurements m(spec, set.timing);
     m.section(strf("%zu floats in all (%s per rank)", n * team.size(), size_text(4.0 * n).c_str()),
@@ -270,8 +271,9 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
 
     TableSpec spec;
     spec.title = "all-reduce";
-    spec.rate = "busbw GB/s";
-    spec.baseline_column = "% of NCCL";
+    spec.rate.heading = "busbw GB/s";
+    spec.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec.rate), cols::of_baseline("% of NCCL"),
+                    cols::check()};
     spec.calls_per_run = kCallsPerRun;
     spec.footer = "busbw: nccl-tests' bus bandwidth, size per second times a factor of the " + std::to_string(R) +
                   " ranks (" + factor_text(R) + "):\n" +
@@ -462,8 +464,8 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
                     [&] { return holds(true); }, "", poison});
     TableSpec spec;
     spec.title = "gradient buckets";
-    spec.rate = "GB/s";
-    spec.baseline_column = "% of no overlap";
+    spec.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec.rate), cols::of_baseline("% of no overlap"),
+                    cols::check()};
     spec.footer = "GB/s counts the " + size_text(4.0 * n) + " of gradients per rank; the plot counts 2 FLOP per\n"
                   "multiply-add of the compute. All-reduce by " + by + "; " + compute.describe() + ".";
     Measurements m(spec, set.timing);
