@@ -37,9 +37,26 @@ struct Parsed {
     Options options() { return Options((int)argv.size(), argv.data(), "usage\n"); }
     Program program() {
         return Program((int)argv.size(), argv.data(),
-                       {"does things", "  --n N   items\n", {"one", "two"}, {"lib"}, "the tables"});
+                       {"does things", {{"--n N", "items"}}, {"one", "two"}, {"lib"}, "the tables"});
     }
 };
+// What `prog --help` prints for `spec` after reading --n (size, default 2^20+3, 0 allowed), --block
+// (integer 32..1024), --values (choice) and --fast (flag); `words` come before --help.
+std::string help_of(std::vector<std::string> words, const ProgramSpec& spec) {
+    words.push_back("--help");
+    Parsed p(words);
+    Program prog((int)p.argv.size(), p.argv.data(), spec);
+    prog.size("--n", ((size_t)1 << 20) + 3, 0);
+    prog.integer("--block", 256, 32, 1024);
+    prog.choice("--values", "mixed", {"mixed", "ones"});
+    prog.flag("--fast");
+    try {
+        prog.finish();
+    } catch (const HelpText& h) {
+        return h.text;
+    }
+    return "(no help)";
+}
 size_t parse_size(const std::string& v) { return Parsed({"--n", v}).options().size("--n", 7); }
 std::string size_error(const std::string& v) {
     try {
@@ -272,14 +289,14 @@ TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it
     bench.not_with_bench({"--m", "--n"});
     CHECK_THROWS_WITH(bench.finish(),
                       "--n: is not used by --bench (its sizes and settings are fixed: see --help); drop one of the two");
-    const std::string usage = program_usage("prog", {"does things", "  --n N   items\n", {"one", "two"}, {}, ""});
+    const std::string usage = help_of({}, {"does things", {{"--n N", "items"}}, {"one", "two"}, {}, ""});
     CHECK(usage.find("one, two or all") != std::string::npos);
     CHECK(usage.find("--bench") == std::string::npos);  // no benchmark: no --bench
 }
 
 TEST_CASE("host: program: with no steps there is no --kernel and no --seed") {
-    const ProgramSpec spec{"lists things", "  --device D   one device\n", {}, {}, "the tables"};
-    const std::string usage = program_usage("prog", spec);
+    const ProgramSpec spec{"lists things", {{"--device D", "one device"}}, {}, {}, "the tables"};
+    const std::string usage = help_of({}, spec);
     CHECK(usage.find("--kernel") == std::string::npos);
     CHECK(usage.find("--seed") == std::string::npos);
     CHECK(usage.find("--bench") != std::string::npos);
@@ -291,6 +308,92 @@ TEST_CASE("host: program: with no steps there is no --kernel and no --seed") {
         const std::string unknown = words[0] == "--bench" ? words[1] : words[0];
         CHECK_THROWS_WITH(prog.finish(), ("unknown option '" + unknown + "' (try --help)").c_str());
     }
+}
+
+TEST_CASE("host: program: --help is made from the declarations: each option's text, default, range and steps") {
+    const ProgramSpec spec{"sums things",
+                           {{"--n N", "elements"}, {"--block B", "threads per block"}, {"--values V", "the input"},
+                            {"--fast", "skip the slow part"}},
+                           {{"one"}, {"two", {"--block"}}, {"three", {"--block", "--values"}}},
+                           {"lib"},
+                           "the tables"};
+    const std::string help = help_of({"--n", "junk", "--nope"}, spec);  // what precedes --help is not read
+    CHECK(help.rfind("usage: prog [options]      sums things\n", 0) == 0);
+    CHECK(help.find("  --n N           elements (default 2^20+3; 0 is allowed; 2^K and 2^K+C work too)\n") !=
+          std::string::npos);
+    CHECK(help.find("  --block B       threads per block (default 256; 32 to 1024; for two and three only)\n") !=
+          std::string::npos);
+    CHECK(help.find("  --values V      the input (default mixed; mixed or ones; for three only)\n") != std::string::npos);
+    CHECK(help.find("  --fast          skip the slow part\n") != std::string::npos);
+    CHECK(help.find("  --kernel NAME   the step to run (default all; one, two, three, lib or all)\n") != std::string::npos);
+    CHECK(help.find("  --bench         print the tables instead\n") != std::string::npos);
+    CHECK(help.find("--help          this text") != std::string::npos);
+    // Long texts wrap under themselves; an option read but not described still shows.
+    const ProgramSpec terse{"x", {{"--n N", std::string(120, 'a') + " " + std::string(10, 'b')}}, {}, {}, ""};
+    const std::string wrapped = help_of({}, terse);
+    CHECK(wrapped.find("\n                  bbbbbbbbbb (default") != std::string::npos);
+    CHECK(wrapped.find("  --block         (not described) (default 256; 32 to 1024)\n") != std::string::npos);
+    CHECK(wrapped.find("(not described)") < wrapped.find("--csv FILE"));
+}
+
+TEST_CASE("host: program: an option a step declares matters to the steps that declare it: listed, and refused") {
+    const ProgramSpec spec{"sums things", {{"--block B", "threads per block"}},
+                           {{"one"}, {"two", {"--block"}}, {"three", {"--block"}}}, {"lib"}, ""};
+    auto run = [&](std::vector<std::string> words) -> std::string {
+        Parsed p(std::move(words));
+        Program prog((int)p.argv.size(), p.argv.data(), spec);
+        prog.integer("--block", 256, 32, 1024);
+        try {
+            prog.finish();
+        } catch (const InputError& e) {
+            return e.what();
+        } catch (const OptionList& l) {
+            return l.text;
+        }
+        return "ok";
+    };
+    CHECK(run({"--list-options"}).find("--block   integer       32..1024  default=256  only-kernels=two,three\n") !=
+          std::string::npos);
+    CHECK(run({"--kernel", "one", "--block", "64"}) ==
+          "--block: does nothing with --kernel one (it matters only to two and three); drop one of the two");
+    CHECK(run({"--kernel", "lib", "--block", "64"}).find("does nothing with --kernel lib") != std::string::npos);
+    CHECK(run({"--kernel", "three", "--block", "64"}) == "ok");
+    CHECK(run({"--kernel", "one", "--block", "256"}) == "ok");  // its default: as if left out
+    Parsed p({"--kernel", "two"});
+    Program prog((int)p.argv.size(), p.argv.data(), spec);
+    CHECK(prog.selected_with("--block"));
+    Parsed q({"--kernel", "one"});
+    Program other((int)q.argv.size(), q.argv.data(), spec);
+    CHECK(!other.selected_with("--block"));
+}
+
+TEST_CASE("host: program: sizes are declared once: --bench's list, its text, the largest and the option blamed") {
+    const Sizes powers = Sizes::powers_of_two(12, 28, 2);
+    CHECK(powers.bench.size() == 9);
+    CHECK(powers.text() == "2^12 to 2^28");
+    const Sizes two{"--n", {(size_t)1 << 25, (size_t)1 << 28}};
+    CHECK(two.text() == "2^25 and 2^28");
+    const Sizes shapes{"--m, --n, --k", {1024, 2048, 4096}};
+    CHECK(shapes.text(false) == "1024, 2048 and 4096");
+    Parsed b({"--bench"}), r({});
+    const Program bench = b.program(), run = r.program();
+    CHECK(two.measured(bench, 7) == std::vector<size_t>{(size_t)1 << 25, (size_t)1 << 28});
+    CHECK(two.measured(run, 7) == std::vector<size_t>{7});
+    CHECK(two.most(bench, 7) == (size_t)1 << 28);
+    CHECK(two.most(run, 7) == 7);
+    CHECK(two.blamed(bench) == "--bench");
+    CHECK(shapes.blamed(run) == "--m, --n, --k");
+    // The memory check names what it blames, before any GPU is asked.
+    try {
+        require_fits_in_host(run, shapes.blamed(run), 1e30);
+        CHECK(false);
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).rfind("--m, --n, --k: needs 1000000000000000000000.00 GB of host memory", 0) == 0);
+    }
+    CHECK(count_text(1000000) == "1000000");
+    CHECK(count_text(((size_t)1 << 24) + 3) == "2^24+3");
+    CHECK(count_text(((size_t)1 << 31) - 1) == "2^31-1");
+    CHECK(count_text(1023) == "1023");
 }
 
 TEST_CASE("host: steps: a test case belongs to the step its name begins with") {
