@@ -103,13 +103,13 @@ static int run(const Program& p, size_t n) {
 }
 
 int main(int argc, char** argv) {
-    std::vector<std::string> steps = step_names(kSteps);
-    for (const auto& s : kCompactStep) steps.push_back(s.name);
+    std::vector<StepDecl> steps = step_decls(kSteps), compact = step_decls(kCompactStep);
+    steps.insert(steps.end(), compact.begin(), compact.end());
     Program p(argc, argv,
               {"prefix sums (scans) on the GPU, checked on the CPU",
-               "  --n N           elements (default 1000000; 2^K and 2^K+C work too; at most 2^31-1)\n"
-               "  --racy-demo     run the source material's in-place naive scan, which has a race, instead\n"
-               "                  (then try it under: compute-sanitizer --tool racecheck)\n",
+               {{"--n N", "elements"},
+                {"--racy-demo", "run the source material's in-place naive scan, which has a race, instead (then "
+                                "try it under: compute-sanitizer --tool racecheck)"}},
                steps, {"cub"}, "the benchmark tables (2^25 and 2^28 elements)"});
     const size_t n = p.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const bool racy = p.flag("--racy-demo");
