@@ -135,20 +135,16 @@ int run(const Program& p, size_t n, const std::string& distribution, KeyType typ
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"sorts n 32-bit keys on the GPU, checked against std::stable_sort",
-               "  --n N             keys (default 1000000; 0 is allowed; 2^K and 2^K+C work too;\n"
-               "                    at most 2^32-1)\n"
-               "  --distribution D  random, equal, sorted, reverse, few, top_bit or low_bit (default random)\n"
-               "  --keys TYPE       the key type of step 5: uint, int or float (default float);\n"
-               "                    steps 1 to 4 sort uint keys\n"
-               "  --pairs           step 5 sorts (key, input position) pairs; the check includes stability\n",
-               step_names(kSteps), {"cub"}, "the benchmark tables (2^20, 2^24, 2^26 and 2^28 random keys)"});
+               {{"--n N", "keys"},
+                {"--distribution D", "what the keys look like"},
+                {"--keys TYPE", "the key type of step 5 (steps 1 to 4, and CUB's row, sort uint keys)"},
+                {"--pairs", "step 5 sorts (key, input position) pairs; the check includes stability"}},
+               step_decls(kSteps), {"cub"}, "the benchmark tables (2^20, 2^24, 2^26 and 2^28 random keys)"});
     const size_t n = p.size("--n", 1000000, 0, kMaxKeys);
     const std::string distribution = p.choice("--distribution", "random", distribution_names());
     const std::string keys = p.choice("--keys", "float", {"uint", "int", "float"});
     const bool pairs = p.flag("--pairs");
     p.not_with_bench({"--n", "--distribution", "--keys", "--pairs"});
-    p.only_for_kernels("--keys", {"keys_and_pairs"});  // steps 1 to 4 and CUB's row sort uint keys alone
-    p.only_for_kernels("--pairs", {"keys_and_pairs"});
     p.finish();
     const KeyType type = keys == "uint" ? KeyType::u32 : keys == "int" ? KeyType::i32 : KeyType::f32;
     // Host: the keys of both types, positions, the references (keys and orders, up to three),
