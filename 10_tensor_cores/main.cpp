@@ -147,9 +147,12 @@ static int run(const Program& p, int m, int n, int k) {
     return failures ? 1 : 0;
 }
 
+// The shapes --bench measures: m = n = k = each of these.
+static const Sizes kSizes{"--m, --n, --k", {1024, 2048, 4096, 8192}};
+
 static int run_bench(const Program& p) {
     const DeviceFacts dev =
-        print_bench_header("C = A * B, BF16 inputs and FP32 sums, m = n = k = 1024 to 8192", kBudgetedTiming);
+        print_bench_header("C = A * B, BF16 inputs and FP32 sums, m = n = k = " + kSizes.text(false), kBudgetedTiming);
     std::printf("BF16 clock peak (dense, FP32 sums, from the SM count and reported clock): %.0f TFLOP/s.\n"
                 "cuBLAS: cublasGemmEx, BF16 inputs, FP32 compute and output, measured in this run before and after\n"
                 "the steps (the faster is 100%%). Inputs: random in [-1, 1) rounded to BF16, the same values for\n"
@@ -157,7 +160,8 @@ static int run_bench(const Program& p) {
                 dev.bf16_tensor_gflops / 1e3);
     Measurements m_(table_spec(dev), kBudgetedTiming, p.outputs());
     CublasGemmBf16 cublas;
-    for (int s : {1024, 2048, 4096, 8192}) {
+    for (size_t size : kSizes.bench) {
+        const int s = (int)size;
         const std::vector<bf16> A = to_bf16(random_floats((size_t)s * s, p.seed + s, -1.0f, 1.0f));
         const std::vector<bf16> Bt = to_bf16(random_floats((size_t)s * s, p.seed + s + 1, -1.0f, 1.0f));
         Operands o(A, Bt, to_float(A), to_float(Bt), s, s, s);
@@ -180,8 +184,10 @@ static int run_bench(const Program& p) {
     }
     const int failures = m_.finish();
     // One line per step at the two largest sizes (the lecture notes quote them).
+    const size_t count = kSizes.bench.size();
     for (const RowResult& r : m_.results())
-        if (r.kind == RowKind::step && r.timed() && (r.section == "m = n = k = 4096" || r.section == "m = n = k = 8192"))
+        if (r.kind == RowKind::step && r.timed() &&
+            (r.section == strf("m = n = k = %zu", kSizes.bench[count - 2]) || r.section == strf("m = n = k = %zu", kSizes.bench[count - 1])))
             std::printf("%s, step %s %s: %.0f TFLOP/s, %.1f%% of cuBLAS BF16\n", r.section.c_str(), r.step.c_str(),
                         r.name.c_str(), r.rate, r.of_baseline);
     return failures ? 1 : 0;
@@ -190,23 +196,22 @@ static int run_bench(const Program& p) {
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"C = A * B (BF16 inputs, FP32 sums) on the tensor cores, checked",
-               matrix_shape_usage(kMaxDim),
-               step_names(kSteps), {"cublas", "fp32"},
-               "the benchmark tables (1024^3 to 8192^3, against cuBLAS BF16)"});
+               matrix_shape_docs(), step_decls(kSteps), {"cublas", "fp32"},
+               "the benchmark tables (m = n = k = " + kSizes.text(false) + ", against cuBLAS BF16)"});
     const auto [m, n, k] = read_matrix_shape(p, kMaxDim);
     p.finish();
 
     if (p.bench) {
-        // At 8192^3. Host: A, Bt (BF16 and float), the reference and one downloaded C. GPU: A and
-        // Bt in BF16 and FP32, B in FP32, C, and the padded copies or cuBLAS's workspace.
-        const double e = 8192.0 * 8192.0;
-        require_memory(p, "--bench", 20.0 * e, 24.0 * e);
+        // At the largest. Host: A, Bt (BF16 and float), the reference and one downloaded C. GPU: A
+        // and Bt in BF16 and FP32, B in FP32, C, and the padded copies or cuBLAS's workspace.
+        const double e = (double)kSizes.bench.back() * kSizes.bench.back();
+        require_memory(p, kSizes.blamed(p), 20.0 * e, 24.0 * e);
         return run_bench(p);
     }
     const double mk = (double)m * k, nk = (double)n * k, mn = (double)m * n;
     const bool cpu_ref = (double)m * n * k <= kCpuReferenceLimit;
     // Host: inputs in float and BF16 (and B transposed back), the references and a downloaded C.
     // GPU: A and Bt in BF16 (and a padded copy), A and B in float, C.
-    require_memory(p, "--m, --n, --k", 12.0 * (mk + nk) + (cpu_ref ? 20.0 : 8.0) * mn, 12.0 * (mk + nk) + 4.0 * mn);
+    require_memory(p, kSizes.blamed(p), 12.0 * (mk + nk) + (cpu_ref ? 20.0 : 8.0) * mn, 12.0 * (mk + nk) + 4.0 * mn);
     return run(p, m, n, k);
 }
