@@ -191,9 +191,9 @@ static int run_bench(const Program& p, int device) {
 
 int main(int argc, char** argv) {
     Program p(argc, argv, {"what each GPU is made of, and how fast it could go",
-                           "  --device D      show only device D (default: every device; device 0 for --bench)\n",
-                           {}, {}, "one device's measured copy bandwidth and FP32 FMA throughput next\n"
-                                   "                  to the theoretical peaks of steps 3-5,"});
+                           {{"--device D", "show only device D", "every device; device 0 for --bench"}}, {}, {},
+                           "one device's measured copy bandwidth and FP32 FMA throughput next to the theoretical "
+                           "peaks of steps 3-5,"});
     const int device = p.integer("--device", -1, 0, 1 << 20);
     for (const char* output : {"--csv", "--plot"}) p.only_with(output, {"--bench"}, "the listing measures nothing to write");
     p.finish();
