@@ -62,26 +62,10 @@ std::vector<StepDecl> step_decls(const Step<Fn, Info> (&steps)[N]) {
     return out;
 }
 
-// (Until every program declares its options: the lines typed out, and the steps by name. SHIM)
-struct OptionDocs : std::vector<OptionDoc> {
-    std::string typed;
-    OptionDocs() = default;
-    OptionDocs(const char* t) : typed(t) {}
-    OptionDocs(std::string t) : typed(std::move(t)) {}
-    OptionDocs(std::vector<OptionDoc> d) : std::vector<OptionDoc>(std::move(d)) {}
-    OptionDocs(std::initializer_list<OptionDoc> d) : std::vector<OptionDoc>(d) {}
-};
-struct StepList : std::vector<StepDecl> {
-    StepList() = default;
-    StepList(std::vector<StepDecl> s) : std::vector<StepDecl>(std::move(s)) {}
-    StepList(std::initializer_list<StepDecl> s) : std::vector<StepDecl>(s) {}
-    StepList(const std::vector<std::string>& names) : std::vector<StepDecl>(names.begin(), names.end()) {}
-};
-
 struct ProgramSpec {
     std::string synopsis;              // one line: what the program does
-    OptionDocs options;                // the program's own options, in the order --help lists them
-    StepList steps;                    // --kernel choices, in step order (step_decls(kSteps)); empty: a
+    std::vector<OptionDoc> options;    // the program's own options, in the order --help lists them
+    std::vector<StepDecl> steps;       // --kernel choices, in step order (step_decls(kSteps)); empty: a
                                        // program that runs no step kernels (a device listing) has no --kernel, no --seed
     std::vector<std::string> extra_kernels = {};  // other --kernel choices (e.g. "cub")
     std::string bench = "";            // what --bench prints instead; empty: no --bench
@@ -272,7 +256,6 @@ public:
 
     // The help text, from the spec and what was read: the program's own options, then every program's.
     std::string usage() const override {
-        if (!spec_.options.typed.empty()) return typed_usage();  // SHIM
         std::vector<OptionDoc> docs = spec_.options;
         if (!steps().empty()) {
             docs.push_back({"--kernel NAME", "the step to run"});
@@ -297,22 +280,6 @@ public:
     }
 
 private:
-    std::string typed_usage() const {  // SHIM
-        std::vector<std::string> kernels;
-        for (const StepDecl& s : steps()) kernels.push_back(s.name);
-        kernels.insert(kernels.end(), spec_.extra_kernels.begin(), spec_.extra_kernels.end());
-        kernels.push_back("all");
-        std::string u = "usage: " + program() + " [options]      " + spec_.synopsis + "\n" + spec_.options.typed;
-        if (!steps().empty()) {
-            u += "  --kernel NAME   the step to run (default all):\n                  " + or_list(kernels, "                  ") + "\n";
-            u += "  --seed S        seed of the random input (default 1)\n";
-        }
-        if (!spec_.bench.empty()) u += "  --bench         print " + spec_.bench + " instead\n";
-        u += "  --csv FILE      also write every table's rows to FILE (a .csv file)\n";
-        u += "  --plot FILE     also draw the measured rows on this GPU's roofline, in FILE (an .svg file)\n";
-        u += "  --help          this text (--list-options: every option's kind and range, one a line)\n";
-        return u;
-    }
     const std::vector<StepDecl>& steps() const { return spec_.steps; }
     ProgramSpec spec_;
 };
@@ -350,14 +317,6 @@ struct Sizes {
 struct MatrixShape {
     int m, n, k;
 };
-inline std::string matrix_shape_usage(int most) {  // SHIM
-    int log2_most = 0;
-    while ((1 << log2_most) < most) ++log2_most;
-    return "  --m M           rows of A and C (default 2048)\n"
-           "  --n N           columns of B and C (default 2048)\n"
-           "  --k K           columns of A, rows of B (default 2048)\n"
-           "                  each at most 2^" + std::to_string(log2_most) + "; 2^K and 2^K+C work too\n";
-}
 inline std::vector<OptionDoc> matrix_shape_docs() {
     return {{"--m M", "rows of A and C"}, {"--n N", "columns of B and C"}, {"--k K", "columns of A, rows of B"}};
 }
