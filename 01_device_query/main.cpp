@@ -148,13 +148,11 @@ static int run_bench(const Program& p, int device) {
                 d.peak > 0 ? strf("%.0f GFLOP/s", d.peak).c_str() : todo(r, kPeakFigure).c_str());
     TableSpec t;
     t.title = strf("device %d", device);
-    t.count_ops("GFLOP/s", 1e9, "FLOP");  // the plot's compute roof: this GPU's FP32 peak, from its clocks
-    t.rate_format = "%.0f";
-    t.bytes_rate = true;
-    t.peak = std::max(d.peak, 0.0);
-    t.peak_name = "FP32 peak";
-    t.bytes_peak = std::max(d.bandwidth, 0.0);
-    t.leading = {"one run"};
+    t.rate = ops_rate("GFLOP/s", 1e9, "FLOP", "%.0f");  // the plot's compute roof: this GPU's FP32 peak, from its clocks
+    t.columns = {cols::step(), cols::kernel(), cols::own("one run"), cols::time(), cols::rate(t.rate), cols::gb_per_s()};
+    if (d.peak > 0) t.columns.push_back(cols::of_peak("FP32 peak", d.peak));  // your peaks, once steps 3-5 are done
+    if (d.bandwidth > 0) t.columns.push_back(cols::of_bytes_peak("DRAM peak", d.bandwidth));
+    t.columns.push_back(cols::check());
     t.footer = "GB/s counts the bytes read plus the bytes written; an FMA counts as 2 FLOP.";
     Measurements m(t, cfg, p.outputs());
 
@@ -193,9 +191,9 @@ static int run_bench(const Program& p, int device) {
 
 int main(int argc, char** argv) {
     Program p(argc, argv, {"what each GPU is made of, and how fast it could go",
-                           "  --device D      show only device D (default: every device; device 0 for --bench)\n",
-                           {}, {}, "one device's measured copy bandwidth and FP32 FMA throughput next\n"
-                                   "                  to the theoretical peaks of steps 3-5,"});
+                           {{"--device D", "show only device D", "every device; device 0 for --bench"}}, {}, {},
+                           "one device's measured copy bandwidth and FP32 FMA throughput next to the theoretical "
+                           "peaks of steps 3-5,"});
     const int device = p.integer("--device", -1, 0, 1 << 20);
     for (const char* output : {"--csv", "--plot"}) p.only_with(output, {"--bench"}, "the listing measures nothing to write");
     p.finish();

@@ -69,45 +69,46 @@ static void print_transfers(const Measurements& m, size_t n) {
                     round_trip, round_trip / kernel->ms, kernel->ms, kernel->step.c_str(), kernel->name.c_str());
 }
 
-// Every selected step at n, or with --bench at 2^12 to 2^28 floats; then the host <-> GPU copies.
+// The sizes --bench measures (and the copies of its largest) and the default run's.
+static const Sizes kSizes = Sizes::powers_of_two(12, 28, 2);
+
+// Every selected step at n, or with --bench at each of kSizes; then the host <-> GPU copies.
 static int run(const Program& p, size_t n, float a, int block) {
     const BenchConfig cfg;
     const DeviceFacts dev = print_header(p, cfg, strf("out[i] = a * x[i], a = %g, block = %d", a, block),
                                          "out[i] = a * x[i]", strf("n = %zu, a = %g, block = %d", n, a, block));
     TableSpec t;
     t.title = "out[i] = a * x[i]";
-    t.baseline_column = "% of copy";
-    t.peak = dev.dram_gbs;
+    t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::of_baseline("% of copy"),
+                 cols::of_peak("DRAM peak", dev.dram_gbs), cols::check()};
     t.footer = "GB/s counts 8 bytes per element (4 read, 4 written); % of copy compares with cudaMemcpy device to\n"
                "device of x into out (the same bytes) in this run, timed before and after the steps, the faster\n"
                "counting. The plot counts one FLOP (a multiply) per element.";
     Measurements m(t, cfg, p.outputs());
-    if (!p.bench) measure(m, p, "", n, a, block, p.seed);
-    for (int k = 12; p.bench && k <= 28; k += 2)
-        measure(m, p, strf("2^%d floats (%.1f MB moved)", k, 8.0 * ((size_t)1 << k) / 1e6), (size_t)1 << k, a, block,
-                p.seed + k);
+    for (size_t size : kSizes.measured(p, n))
+        measure(m, p, p.bench ? strf("%s floats (%.1f MB moved)", count_text(size).c_str(), 8.0 * size / 1e6) : "", size,
+                a, block, p.bench ? p.seed + (uint64_t)std::log2((double)size) : p.seed);
     const int failures = m.finish();
-    if (p.kernel == "all" && !profiling_mode()) print_transfers(m, p.bench ? (size_t)1 << 28 : n);
+    if (p.kernel == "all" && !profiling_mode()) print_transfers(m, kSizes.most(p, n));
     return failures ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"out[i] = a * x[i] on the GPU, checked on the CPU",
-               "  --n N           elements (default 1000000; 2^K and 2^K+C work too)\n"
-               "  --a A           the scalar (default 2.5)\n"
-               "  --block B       threads per block for steps 2 to 4, 1 to 1024 (default 256)\n",
-               step_names(kSteps), {}, "the benchmark tables (sizes 2^12 to 2^28, and copies of 2^28 floats)"});
+               {{"--n N", "elements"}, {"--a A", "the scalar"}, {"--block B", "threads per block"}},
+               step_decls(kSteps), {},
+               "the benchmark tables (sizes " + kSizes.text() + ", and copies of " + count_text(kSizes.bench.back()) +
+                   " floats)"});
     const size_t n = p.size("--n", 1000000);
     const float a = (float)p.real("--a", 2.5, -1e30, 1e30);
     const int block = p.integer("--block", 256, 1, 1024);
     p.not_with_bench({"--n", "--a"});
-    p.only_for_kernels("--block", {"many_blocks", "grid_stride", "vectorized"});  // one_block: one block of n
     p.finish();
     // Host: the input, its double-precision reference, the output downloaded; then the copies' pinned
     // buffer. GPU: input and output.
-    const size_t most = p.bench ? (size_t)1 << 28 : n;
-    require_memory(p, p.bench ? "--bench" : "--n", 20.0 * most, 8.0 * most + (1 << 20));
+    const size_t most = kSizes.most(p, n);
+    require_memory(p, kSizes.blamed(p), 20.0 * most, 8.0 * most + (1 << 20));
     require_block_size(p, "--block", block);
     return run(p, n, a, block);
 }

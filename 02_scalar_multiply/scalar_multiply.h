@@ -55,9 +55,9 @@ using ScaleStep = Step<ScaleFn, ScaleInfo>;
 inline const ScaleStep kSteps[] = {
     {1, "one_block", [](float a, const float* x, float* out, size_t n, int) { run_one_block(a, x, out, n); },
      {Coverage::one_block}},
-    {2, "many_blocks", run_many_blocks, {Coverage::block_per_chunk}},
-    {3, "grid_stride", run_grid_stride, {Coverage::grid_stride}},
-    {4, "vectorized", run_vectorized, {Coverage::grid_stride}},
+    {2, "many_blocks", run_many_blocks, {Coverage::block_per_chunk}, "--block"},  // (step 1: one block of n)
+    {3, "grid_stride", run_grid_stride, {Coverage::grid_stride}, "--block"},
+    {4, "vectorized", run_vectorized, {Coverage::grid_stride}, "--block"},
 };
 
 // The CPU reference. The product of two floats, computed in double, is exact; the GPU rounds

@@ -73,12 +73,12 @@ static int run(const Program& p, int w, int h, long long generations, const Star
                           start.description.c_str(), population(start.cells)));
     TableSpec t;
     t.title = "Conway's Game of Life";
-    t.count_ops("cell updates/s", 1, "cell updates");
-    t.rate_text = rate;
-    t.bytes_rate = true;
-    t.bytes_peak = dev.dram_gbs;
-    t.columns = {"launches", "live cells"};
-    if (p.bench || generations == 1) t.baseline_column = "% of copy";
+    t.rate = ops_rate("cell updates/s", 1, "cell updates");
+    t.rate.text = rate;
+    t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::gb_per_s()};
+    if (p.bench || generations == 1) t.columns.push_back(cols::of_baseline("% of copy"));
+    t.columns.insert(t.columns.end(), {cols::of_bytes_peak("DRAM peak", dev.dram_gbs), cols::own("launches"),
+                                       cols::own("live cells"), cols::check()});
     t.footer = "GB/s counts 2 bytes per cell and launch (one read, one written: the least a launch moves);\n"
                "single_block launches once for all generations. A time is of all the generations, launches\n"
                "included, and when there are several, of a copy of the start into place (2 bytes a cell).";
@@ -106,21 +106,21 @@ static int run(const Program& p, int w, int h, long long generations, const Star
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"Conway's Game of Life on a torus, on the GPU",
-               "  --size WxH        lattice width x height in cells (default 160x120; sides 1 to 524288)\n"
-               "  --generations G   generations to run (default 100)\n"
-               "  --pattern P       start from a pattern instead of random cells: a file when P has a '/'\n"
-               "                    or ends in .rle or .cells, else a shipped one by name: glider, blinker,\n"
-               "                    toad, beacon, gosper_glider_gun, r_pentomino, acorn, diehard\n"
-               "  --at X,Y          put the pattern's top-left cell at (X, Y) (default: centred)\n"
-               "  --density D       random start: the chance that a cell is alive (default 0.25)\n"
-               "  --watch           live view in the terminal; stops after G generations or on Ctrl-C\n"
-               "  --fps F           frames per second of --watch and --gif (default 10)\n"
-               "  --every K         generations from one frame to the next (default 1)\n"
-               "  --frames DIR      write a PGM picture every K generations into DIR (made if missing)\n"
-               "  --gif FILE        write an animated GIF, a frame every K generations\n"
-               "  --scale S         pixels per cell in pictures (default: about 512 pixels a side)\n"
-               "                    (--watch, --frames and --gif run one kernel: shared unless --kernel says)\n",
-               step_names(kSteps), {}, "the two benchmark tables"});
+               {{"--size WxH", "lattice width x height in cells, sides 1 to 524288"},
+                {"--generations G", "generations to run"},
+                {"--pattern P", "start from a pattern instead of random cells: a file when P has a '/' or ends in "
+                                ".rle or .cells, else a shipped one by name: glider, blinker, toad, beacon, "
+                                "gosper_glider_gun, r_pentomino, acorn, diehard"},
+                {"--at X,Y", "put the pattern's top-left cell at (X, Y)", "centred"},
+                {"--density D", "random start: the chance that a cell is alive"},
+                {"--watch", "live view in the terminal; stops after G generations or on Ctrl-C (--watch, --frames "
+                            "and --gif run one kernel: shared unless --kernel says)"},
+                {"--fps F", "frames per second of --watch and --gif"},
+                {"--every K", "generations from one frame to the next"},
+                {"--frames DIR", "write a PGM picture every K generations into DIR (made if missing)"},
+                {"--gif FILE", "write an animated GIF, a frame every K generations"},
+                {"--scale S", "pixels per cell in pictures", "about 512 pixels a side"}},
+               step_decls(kSteps), {}, "the two benchmark tables"});
     const std::string size_text = p.text("--size", "160x120");
     const long long generations = (long long)p.size("--generations", 100, 0, (size_t)1 << 30);
     const std::string pattern_arg = p.input_file("--pattern", "", ".rle .cells");

@@ -89,6 +89,13 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     m.section(title, sum, rows);
 }
 
+// Is a step with this output selected (the matrix's or the statistics' step)?
+static bool selected_output(const Program& p, Output out) {
+    for (const auto& s : p.selected(kSteps))
+        if (s.info.output == out) return true;
+    return false;
+}
+
 // The default run (one size, each kernel alone) or --bench (2^20 and 2^25 floats, each answer on
 // the host and then each kernel alone), in one table layout: GB/s of the input read, against CUB.
 static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, Values values) {
@@ -97,9 +104,8 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
         p.bench ? print_bench_header(strf("sums of n floats, block = %d", block), cfg) : device_facts();
     TableSpec t;
     t.title = "sums of n floats";
-    t.leading = {"result"};
-    t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs;
+    t.columns = {cols::step(), cols::kernel(), cols::own("result"), cols::time(), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"), cols::of_peak("DRAM peak", dev.dram_gbs), cols::check()};
     t.footer = "GB/s counts the input read once, 4 bytes per element (rows_cols: its matrix, and its sums written).\n"
                "CUB is timed before and after the steps; the faster is the 100%. The plot counts the least FLOP\n"
                "per element: 1 for a sum, 5 for stats, 2 for rows_cols.";
@@ -121,7 +127,7 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
         }
         return m.finish() ? 1 : 0;
     }
-    const bool want_matrix = p.selected("rows_cols");
+    const bool want_matrix = selected_output(p, Output::matrix_sums);
     std::printf("Reductions on %s (%d SMs, %.0f GB/s theoretical): n = %zu, block = %d, grid = %u blocks\n",
                 dev.name.c_str(), dev.sm_count, dev.dram_gbs, n, block, reduce_blocks(n, block));
     std::printf("values: %s, seed %llu%s\n", values_name(values), (unsigned long long)p.seed,
@@ -131,7 +137,7 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
     References ref{sum_reference(x), {}, {}};
     std::printf("CPU reference (double): sum %.9g; a float sum passes within 4 * 2^-24 * sqrt(n + 1) * sum|x| = %.3g\n\n",
                 ref.sum.sum, sum_tolerance(n, ref.sum).atol);
-    if (p.selected("stats")) ref.stats = stats_reference(x);
+    if (selected_output(p, Output::block_stats)) ref.stats = stats_reference(x);
     if (want_matrix) ref.matrix = rows_cols_reference(matrix, rows, cols);
     ReduceBuffers b(x, block, matrix, want_matrix ? rows : 0, want_matrix ? cols : 0);  // no matrix unless used
     std::optional<Summary> stats_got;  // for the table below the steps
@@ -144,15 +150,14 @@ static int run(const Program& p, size_t n, size_t rows, size_t cols, int block, 
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"sum (and statistics) of n floats, checked on the CPU",
-               "  --n N           elements (default 2^24, at most 2^40; 2^K and 2^K+C work too)\n"
-               "  --block B       threads per block, 1 to 1024 (default 256)\n"
-               "  --values V      mixed [-1, 1) (default), positive [0, 1), negative [-1, 0), ones,\n"
-               "                  large [-1e15, 1e15)\n"
-               "  --rows R        rows of the rows_cols matrix (default: as many as cover n)\n"
-               "  --cols C        its columns (default: 4096, or n if smaller; n / rows if --rows is given)\n"
-               "  --demo barrier_in_if   run the README's broken tree (__syncthreads() inside an if) on\n"
-               "                  n ones (block a power of two), with a 10 s watchdog, instead\n",
-               step_names(kSteps), {"atomic_per_thread"}, "the benchmark table (2^20 and 2^25 floats)"});
+               {{"--n N", "elements"},
+                {"--block B", "threads per block"},
+                {"--values V", "the input: mixed [-1, 1), positive [0, 1), negative [-1, 0), ones, large [-1e15, 1e15)"},
+                {"--rows R", "rows of the rows_cols matrix", "as many as cover n"},
+                {"--cols C", "its columns", "4096, or n if smaller; n / rows if --rows is given"},
+                {"--demo barrier_in_if", "run the README's broken tree (__syncthreads() inside an if) on n ones "
+                                         "(block a power of two), with a 10 s watchdog, instead"}},
+               step_decls(kSteps), {"atomic_per_thread"}, "the benchmark table (2^20 and 2^25 floats)"});
     const size_t max_dim = (size_t)1 << 40;  // more than any host memory holds, and no overflow below
     const size_t n = p.size("--n", (size_t)1 << 24, 1, max_dim);
     const int block = p.integer("--block", 256, 1, kMaxBlock);
@@ -160,7 +165,6 @@ int main(int argc, char** argv) {
     size_t rows = p.size("--rows", 0, 1, max_dim), cols = p.size("--cols", 0, 1, max_dim);  // 0: from n
     const bool demo = p.choice("--demo", "none", {"none", "barrier_in_if"}) == "barrier_in_if";
     p.not_with_bench({"--n", "--values", "--rows", "--cols", "--demo"});
-    for (const char* dim : {"--rows", "--cols"}) p.only_for_kernels(dim, {"rows_cols"});
     p.not_with_demo("--demo", {"--values", "--rows", "--cols", "--seed"}, "the demo sums n ones");
     p.finish();
     if (cols == 0) cols = rows ? ceil_div(n, rows) : std::min<size_t>(n, 4096);
@@ -181,9 +185,10 @@ int main(int argc, char** argv) {
         // once, and CUB's storage. The matrix, when the larger part, is named by its options.
         const std::string shape = p.given("--rows") ? (p.given("--cols") ? "--rows x --cols" : "--rows")
                                   : p.given("--cols") ? "--cols" : "--n";
-        if (p.selected("rows_cols") && rows > max_dim / cols)
+        const bool matrix_step = selected_output(p, Output::matrix_sums);
+        if (matrix_step && rows > max_dim / cols)
             p.fail(shape, strf("the %zu x %zu matrix is too large (at most 2^40 elements)", rows, cols));
-        const double matrix = p.selected("rows_cols") ? (double)rows * cols : 0.0;
+        const double matrix = matrix_step ? (double)rows * cols : 0.0;
         if (matrix > (double)n) size_option = shape;
         host = 16.0 * n + 16.0 * matrix;
         gpu = 4.0 * n + 4.0 * (matrix + rows + cols) + (1 << 20);

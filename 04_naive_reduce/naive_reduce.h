@@ -380,5 +380,5 @@ inline const ReduceStep kSteps[] = {
      [](ReduceBuffers& b) {
          run_rows_cols(b.matrix.get(), b.rows, b.cols, b.row_sums.get(), b.col_sums.get(), b.sum.get(), b.block);
      },
-     {Output::matrix_sums, 2}},
+     {Output::matrix_sums, 2}, "--rows --cols"},
 };

@@ -31,7 +31,10 @@ static void measure(Measurements& m, const Program& p, const std::string& title,
     m.section(title, Work{4.0 * n, 1.0 * n}, rows);
 }
 
-// The default run (n random floats, each sum within a tolerance) or --bench (2^25 and 2^28 whole
+// The sizes --bench measures, with whole numbers so that every sum is exact.
+static const Sizes kSizes{"--n", {(size_t)1 << 25, (size_t)1 << 28}};
+
+// The default run (n random floats, each sum within a tolerance) or --bench (kSizes, whole
 // floats, each sum exact): GB/s of the 4n bytes read, against CUB and the DRAM peak.
 static int run(const Program& p, size_t n, int block) {
     const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
@@ -39,10 +42,9 @@ static int run(const Program& p, size_t n, int block) {
                                          strf("n = %zu, block = %d, input uniform in [-1, 2)", n, block));
     TableSpec t;
     t.title = "sum of n floats";
-    t.columns = {"GPU sum", "error"};
-    t.baseline_column = "% of CUB";
-    t.vs_previous = true;
-    t.peak = dev.dram_gbs;
+    t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::of_baseline("% of CUB"),
+                 cols::vs_previous(), cols::of_peak("DRAM peak", dev.dram_gbs), cols::own("GPU sum"), cols::own("error"),
+                 cols::check()};
     t.footer = "GB/s counts the 4n bytes read (the copy's, the 4n read and the 4n written); the plot counts\n"
                "one FLOP (an add) per element.";
     Measurements m(t, cfg, p.outputs());
@@ -50,10 +52,10 @@ static int run(const Program& p, size_t n, int block) {
         std::printf("Input: whole numbers from -8 to 8, so every sum is exact and each result is checked\n"
                     "exactly, before and after its timing. CUB is timed before and after the steps; the\n"
                     "faster is the 100%%.\n\n");
-        for (int k : {25, 28}) {
-            const std::vector<float> x = random_whole_floats((size_t)1 << k, p.seed + k);
-            measure(m, p, strf("2^%d floats (%.0f MB read)", k, 4.0 * x.size() / 1e6), x, sum_reference(x).sum,
-                    Tolerance{0, 0}, block);
+        for (size_t size : kSizes.bench) {
+            const std::vector<float> x = random_whole_floats(size, p.seed + (uint64_t)std::log2((double)size));
+            measure(m, p, strf("%s floats (%.0f MB read)", count_text(size).c_str(), 4.0 * x.size() / 1e6), x,
+                    sum_reference(x).sum, Tolerance{0, 0}, block);
         }
         return m.finish() ? 1 : 0;
     }
@@ -72,16 +74,15 @@ static int run(const Program& p, size_t n, int block) {
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"the sum of n floats on the GPU, checked on the CPU",
-               "  --n N            elements (default 2^24+3; 0 is allowed; 2^K and 2^K+C work too)\n"
-               "  --block B        threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
-               "  --volatile-demo  run the source material's old `volatile` warp tail once and say what\n"
-               "                   it gave (README, step 5); try it under compute-sanitizer --tool racecheck\n",
-               step_names(kSteps), {"cub"}, "the benchmark tables (2^25 and 2^28 floats)"});
+               {{"--n N", "elements"},
+                {"--block B", "threads per block, a power of two"},
+                {"--volatile-demo", "run the source material's old `volatile` warp tail once and say what it gave "
+                                    "(README, step 5); try it under compute-sanitizer --tool racecheck"}},
+               step_decls(kSteps), {"cub"}, "the benchmark tables (" + kSizes.text() + " floats)"});
     const size_t n = p.size("--n", ((size_t)1 << 24) + 3, 0);
     const int block = p.integer("--block", 256, 32, 1024);
     const bool demo = p.flag("--volatile-demo");
     p.not_with_bench({"--n", "--volatile-demo"});
-    p.only_for_kernels("--block", step_names(kSteps));  // CUB picks its own
     p.not_with_demo("--volatile-demo");
     p.finish();
     if (!valid_block_size(block))
@@ -89,10 +90,10 @@ int main(int argc, char** argv) {
     if (demo && block < 64) p.fail("--block", "the old volatile tail needs at least 64 threads per block");
     if (demo && n == 0) p.fail("--n", "the demonstration needs at least one element");
     // Host: the input and the copy row's download of its copy. GPU: input, its copy, scratch, CUB's
-    // storage (about as large as the scratch). --bench, at 2^28 floats: the input, the copy test's
+    // storage (about as large as the scratch). --bench, at its largest: the input, the copy test's
     // two buffers and scratch. (The demo needs less: n floats and one total per block.)
-    const size_t most = p.bench ? (size_t)1 << 28 : n;
-    require_memory(p, p.bench ? "--bench" : "--n", 8.0 * most,
+    const size_t most = kSizes.most(p, n);
+    require_memory(p, kSizes.blamed(p), 8.0 * most,
                    (p.bench ? 12.0 : 8.0) * most + 8.0 * scratch_floats(most, block) + (1 << 20));
     return demo ? run_volatile_demo(n, block, p.seed) : run(p, n, block);
 }

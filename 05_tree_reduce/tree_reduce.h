@@ -91,14 +91,14 @@ extern const long long kGridBlocksAt1000000;  // step 7: grid_for's blocks for 1
 // The steps, in order: the program, the tests and their summary all read this one list.
 using ReduceFn = void (*)(const float*, size_t, float*, int, ScratchView);
 inline const Step<ReduceFn> kSteps[] = {
-    {1, "interleaved_divergent", run_interleaved_divergent},
-    {2, "interleaved_strided", run_interleaved_strided},
-    {3, "sequential", run_sequential},
-    {4, "first_add", run_first_add},
-    {5, "unrolled_warp", run_unrolled_warp},
-    {6, "shuffle", run_shuffle},
-    {7, "grid_stride_vec", run_grid_stride_vec},
-    {8, "one_pass", run_one_pass},
+    {1, "interleaved_divergent", run_interleaved_divergent, {}, "--block"},
+    {2, "interleaved_strided", run_interleaved_strided, {}, "--block"},
+    {3, "sequential", run_sequential, {}, "--block"},
+    {4, "first_add", run_first_add, {}, "--block"},
+    {5, "unrolled_warp", run_unrolled_warp, {}, "--block"},
+    {6, "shuffle", run_shuffle, {}, "--block"},
+    {7, "grid_stride_vec", run_grid_stride_vec, {}, "--block"},
+    {8, "one_pass", run_one_pass, {}, "--block"},
 };
 // The library baseline is CubSum (common/baselines/cub_sum.h).
 

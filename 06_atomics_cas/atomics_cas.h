@@ -211,10 +211,10 @@ inline const AtomicsStep kSteps[] = {
     {1, "race", launch_race, {{{"race plain", 0}, {"race barrier", 0}}, check_race}},
     {2, "atomic_add", launch_atomic_add,
      {{{"atomic_add_int", 4}, {"atomic_add_float", 4}, {"atomic_add_double", 8}}, check_atomic_add}},
-    {3, "cas_add", launch_cas_add, {{{"cas_add_float", 4}, {"cas_add_double", 8}}, check_cas_add, true}},
+    {3, "cas_add", launch_cas_add, {{{"cas_add_float", 4}, {"cas_add_double", 8}}, check_cas_add, true}, "--cas-n"},
     {4, "cas_max_min", launch_cas_max_min, {{{"cas_max_float", 4}, {"cas_min_float", 4}}, check_cas_max_min}},
     {5, "spinlock", launch_spinlock, {{{"spinlock", 4}}, check_spinlock}},
     {6, "contention", launch_contention,
      {{{"contention per_thread", 4}, {"contention warp_aggregated", 4}, {"contention block_aggregated", 4}},
-      check_contention, false, contention_atomics, true}},
+      check_contention, false, contention_atomics, true}, "--addresses"},
 };

@@ -58,12 +58,12 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
     const BenchConfig cfg = p.bench ? kBudgetedTiming : BenchConfig{0, 3, false};
     TableSpec t;
     t.title = "n threads updating shared memory";
-    t.count_ops("M updates/s", 1e6, "updates");
-    t.leading = {"updates", "atomics"};
-    t.columns = {"result", "expected"};
-    t.baseline_column = "% of CUB";
-    t.peak = device_facts().dram_gbs * 1e3 / 4;  // the updates per second DRAM can feed 4-byte values to
-    t.peak_name = "DRAM peak (4 B an update)";
+    t.rate = ops_rate("M updates/s", 1e6, "updates");
+    t.columns = {cols::step(), cols::kernel(), cols::own("updates"), cols::own("atomics"), cols::time(), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"),
+                 // the updates per second DRAM can feed 4-byte values to
+                 cols::of_peak("DRAM peak (4 B an update)", device_facts().dram_gbs * 1e3 / 4), cols::own("result"),
+                 cols::own("expected"), cols::check()};
     t.footer = "M updates/s = updates / time; the time includes setting the target (a memset). % of CUB: against\n"
                "cub::DeviceReduce::Sum of the same ints (no atomics on a shared word). For race, \"ok\" means\n"
                "updates were lost, as the missing atomics must lose them.";
@@ -99,21 +99,19 @@ static int run(const Program& p, size_t n, size_t addresses, size_t cas_n) {
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"n threads update the same memory: races, atomics, CAS, locks",
-               "  --n N           updates, one per thread (default 2^20, at most 2^28; 2^K and 2^K+C work too)\n"
-               "  --addresses K   counters the contention step spreads its atomics over (a power of two,\n"
-               "                  default 1, at most 2^24)\n"
-               "  --cas-n M       updates for the cas_add step (default 2^14, or n if smaller; at most n and\n"
-               "                  2^20): every success of a contended CAS loop costs a pass of all waiting\n"
-               "                  threads, so its time grows with the square of M (the benchmark shows it)\n",
-               step_names(kSteps), {"cub"},
-               "the contention tables (2^26 updates on 1, 32, 1024 and 2^20 addresses)\n"
-               "                  and the cost of each kind of one-word update (2^12 to 2^16 updates)"});
+               {{"--n N", "updates, one per thread"},
+                {"--addresses K", "counters the contention step spreads its atomics over, a power of two"},
+                {"--cas-n M",
+                 "updates for the cas_add step, at most n: every success of a contended CAS loop costs a pass of "
+                 "all waiting threads, so its time grows with the square of M (the benchmark shows it)",
+                 "2^14, or n if smaller"}},
+               step_decls(kSteps), {"cub"},
+               "the contention tables (2^26 updates on 1, 32, 1024 and 2^20 addresses) and the cost of each kind "
+               "of one-word update (2^12 to 2^16 updates)"});
     const size_t n = p.size("--n", (size_t)1 << 20, 1, (size_t)1 << 28);
     const size_t addresses = p.size("--addresses", 1, 1, (size_t)1 << 24);
     const size_t cas_n = p.size("--cas-n", std::min<size_t>(n, (size_t)1 << 14), 1, (size_t)1 << 20);
     p.not_with_bench({"--n", "--addresses", "--cas-n"});
-    p.only_for_kernels("--addresses", {"contention"});
-    p.only_for_kernels("--cas-n", {"cas_add"});
     p.finish();
     if (!is_power_of_two(addresses)) p.fail("--addresses", strf("must be a power of two (got %zu)", addresses));
     if (cas_n > n)

@@ -79,14 +79,13 @@ static int run(const Program& p, size_t n) {
                           "with the double-precision reference within a tolerance)", n));
     TableSpec t;
     t.title = "inclusive scan of n ints";
-    t.ops_name = "additions";
-    t.leading = {"n", "traffic"};
-    t.baseline_column = "% of CUB";
-    t.peak = dev.dram_gbs;
+    t.rate.ops_name = "additions";
     t.footer = "Times are of the int inclusive scan. GB/s counts 8 bytes per element (read n ints, write n;\n"
                "compact: read n, write the kept ones), whatever else an algorithm moves. traffic: what each\n"
                "design moves through DRAM, in arrays of n ints, counting nothing as served by L2.";
-    if (!p.bench) t.check_column = "check (steps: int and float, inclusive and exclusive)";
+    t.columns = {cols::step(), cols::kernel(), cols::own("n"), cols::own("traffic"), cols::time(), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"), cols::of_peak("DRAM peak", dev.dram_gbs),
+                 cols::check(p.bench ? "check" : "check (steps: int and float, inclusive and exclusive)")};
     Measurements table(t, BenchConfig{}, p.outputs());
     if (p.bench) {
         std::printf("Every result is checked exactly against the CPU's, before and after its timing.\n\n");
@@ -104,13 +103,13 @@ static int run(const Program& p, size_t n) {
 }
 
 int main(int argc, char** argv) {
-    std::vector<std::string> steps = step_names(kSteps);
-    for (const auto& s : kCompactStep) steps.push_back(s.name);
+    std::vector<StepDecl> steps = step_decls(kSteps), compact = step_decls(kCompactStep);
+    steps.insert(steps.end(), compact.begin(), compact.end());
     Program p(argc, argv,
               {"prefix sums (scans) on the GPU, checked on the CPU",
-               "  --n N           elements (default 1000000; 2^K and 2^K+C work too; at most 2^31-1)\n"
-               "  --racy-demo     run the source material's in-place naive scan, which has a race, instead\n"
-               "                  (then try it under: compute-sanitizer --tool racecheck)\n",
+               {{"--n N", "elements"},
+                {"--racy-demo", "run the source material's in-place naive scan, which has a race, instead (then "
+                                "try it under: compute-sanitizer --tool racecheck)"}},
                steps, {"cub"}, "the benchmark tables (2^25 and 2^28 elements)"});
     const size_t n = p.size("--n", 1000000, 1, ((size_t)1 << 31) - 1);
     const bool racy = p.flag("--racy-demo");

@@ -56,33 +56,33 @@ static void print_ladder(const Measurements& m) {
                     100 * library[0]->ms / steps.back()->ms);
 }
 
+// The shapes --bench measures: m = n = k = each of these.
+static const Sizes kSizes{"--m, --n, --k", {1024, 2048, 4096}};
+
 int main(int argc, char** argv) {
     Program p(argc, argv,
-              {"C = A * B (row-major float32) on the GPU, checked", matrix_shape_usage(kMaxDim),
-               step_names(kSteps), {"cublas"}, "the benchmark tables (1024^3, 2048^3, 4096^3, against cuBLAS)"});
+              {"C = A * B (row-major float32) on the GPU, checked", matrix_shape_docs(), step_decls(kSteps), {"cublas"},
+               "the benchmark tables (m = n = k = " + kSizes.text(false) + ", against cuBLAS)"});
     const auto [m, n, k] = read_matrix_shape(p, kMaxDim);
     p.finish();
 
-    const MatrixShape largest = p.bench ? MatrixShape{4096, 4096, 4096} : MatrixShape{m, n, k};  // of those measured
-    require_memory(p, p.bench ? "--bench" : "--m, --n, --k", host_bytes(largest), matrix_bytes(largest));
-    const DeviceFacts dev = print_header(p, kBudgetedTiming, "C = A * B, m = n = k = 1024, 2048 and 4096, against cuBLAS",
+    const int most = (int)kSizes.bench.back();
+    const MatrixShape largest = p.bench ? MatrixShape{most, most, most} : MatrixShape{m, n, k};  // of those measured
+    require_memory(p, kSizes.blamed(p), host_bytes(largest), matrix_bytes(largest));
+    const DeviceFacts dev = print_header(p, kBudgetedTiming, "C = A * B, m = n = k = " + kSizes.text(false) + ", against cuBLAS",
                                          "C = A * B", "A and B random in [-1, 1), row-major float32");
     if (p.bench) std::printf("\n");
     TableSpec t;
     t.title = "C = A * B in FP32";
-    t.count_ops("GFLOP/s", 1e9, "FLOP");  // the plot's compute roof: the FP32 peak
-    t.baseline_column = "% of cuBLAS";
-    t.vs_previous = true;
-    t.peak = dev.fp32_gflops;
-    t.peak_name = "FP32 peak";
-    t.time_format = "%.3f";
-    t.rate_format = "%.0f";
+    t.rate = ops_rate("GFLOP/s", 1e9, "FLOP", "%.0f");  // the plot's compute roof: the FP32 peak
+    t.columns = {cols::step(), cols::kernel(), cols::time("%.3f"), cols::rate(t.rate), cols::of_baseline("% of cuBLAS"),
+                 cols::vs_previous(), cols::of_peak("FP32 peak", dev.fp32_gflops), cols::check()};
     t.footer = "GFLOP/s counts 2*m*n*k (one multiply and one add per term); the plot's bytes are A, B and C\n"
                "once each. x->row / x->col: what threadIdx.x runs along. cuBLAS: cublasSgemm in\n"
                "CUBLAS_PEDANTIC_MATH (strict FP32, no TF32), measured in the same run.";
     Measurements table(t, kBudgetedTiming, p.outputs());
     if (p.bench)
-        for (int s : {1024, 2048, 4096}) measure(table, p, s, s, s, p.seed + s);
+        for (size_t s : kSizes.bench) measure(table, p, (int)s, (int)s, (int)s, p.seed + s);
     else
         measure(table, p, m, n, k, p.seed);
     print_ladder(table);

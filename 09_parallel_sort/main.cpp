@@ -103,12 +103,10 @@ int run(const Program& p, size_t n, const std::string& distribution, KeyType typ
                       pairs ? " with their input positions as values" : ""));
     TableSpec t;
     t.title = "sorting n 32-bit keys";
-    t.count_ops("G keys/s", 1e9, "keys");
-    t.leading = {"B/key"};
-    t.baseline_column = "% of CUB";
-    t.copy_roof = "at copy speed";
-    t.time_format = "%.3f";
-    t.rate_format = "%.2f";
+    t.rate = ops_rate("G keys/s", 1e9, "keys", "%.2f");
+    t.columns = {cols::step(), cols::kernel(), cols::own("B/key"), cols::time("%.3f"), cols::rate(t.rate),
+                 cols::of_baseline("% of CUB"), cols::at_copy_speed("at copy speed", t.rate), cols::of_copy_speed(),
+                 cols::check()};
     t.footer = "G keys/s: 10^9 keys sorted per second. B/key: the bytes a sort must move per key, read + written\n"
                "(a model of its passes; steps 2 to 5 show theirs once the prediction it answers is right); at\n"
                "copy speed: the G keys/s it would reach moving them at the copy's rate, the roofline of a sort.\n"
@@ -137,20 +135,16 @@ int run(const Program& p, size_t n, const std::string& distribution, KeyType typ
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"sorts n 32-bit keys on the GPU, checked against std::stable_sort",
-               "  --n N             keys (default 1000000; 0 is allowed; 2^K and 2^K+C work too;\n"
-               "                    at most 2^32-1)\n"
-               "  --distribution D  random, equal, sorted, reverse, few, top_bit or low_bit (default random)\n"
-               "  --keys TYPE       the key type of step 5: uint, int or float (default float);\n"
-               "                    steps 1 to 4 sort uint keys\n"
-               "  --pairs           step 5 sorts (key, input position) pairs; the check includes stability\n",
-               step_names(kSteps), {"cub"}, "the benchmark tables (2^20, 2^24, 2^26 and 2^28 random keys)"});
+               {{"--n N", "keys"},
+                {"--distribution D", "what the keys look like"},
+                {"--keys TYPE", "the key type of step 5 (steps 1 to 4, and CUB's row, sort uint keys)"},
+                {"--pairs", "step 5 sorts (key, input position) pairs; the check includes stability"}},
+               step_decls(kSteps), {"cub"}, "the benchmark tables (2^20, 2^24, 2^26 and 2^28 random keys)"});
     const size_t n = p.size("--n", 1000000, 0, kMaxKeys);
     const std::string distribution = p.choice("--distribution", "random", distribution_names());
     const std::string keys = p.choice("--keys", "float", {"uint", "int", "float"});
     const bool pairs = p.flag("--pairs");
     p.not_with_bench({"--n", "--distribution", "--keys", "--pairs"});
-    p.only_for_kernels("--keys", {"keys_and_pairs"});  // steps 1 to 4 and CUB's row sort uint keys alone
-    p.only_for_kernels("--pairs", {"keys_and_pairs"});
     p.finish();
     const KeyType type = keys == "uint" ? KeyType::u32 : keys == "int" ? KeyType::i32 : KeyType::f32;
     // Host: the keys of both types, positions, the references (keys and orders, up to three),

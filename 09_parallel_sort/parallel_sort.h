@@ -109,7 +109,8 @@ inline const SortStep kSteps[] = {
      {false, 0, bitonic_global_bytes_per_key, {"kBitonicGlobalLaunches", &kBitonicGlobalLaunches}}},
     {3, "split", run_split_sort, {false, 0, split_bytes_per_key, {"kSplitBytesPerKey", &kSplitBytesPerKey}}},
     {4, "radix_sort", run_radix_sort, {false, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}}},
-    {5, "keys_and_pairs", run_radix_sort, {true, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}}},
+    {5, "keys_and_pairs", run_radix_sort, {true, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}},
+     "--keys --pairs"},  // steps 1 to 4 and CUB's row sort uint keys alone
 };
 // Whether a step takes a job of these keys, with values (pairs) or without.
 inline bool takes(const SortStep& step, KeyType type, bool pairs) {

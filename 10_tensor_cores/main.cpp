@@ -26,15 +26,12 @@ static std::string relative_error(const std::vector<float>& C, const std::vector
 static TableSpec table_spec(const DeviceFacts& dev) {
     TableSpec t;
     t.title = "C = A * B, BF16 inputs, FP32 sums";
-    t.count_ops("TFLOP/s", 1e12, "FLOP");
-    t.baseline_column = "% of cuBLAS";
-    t.peak = dev.bf16_tensor_gflops / 1e3;
+    t.rate = ops_rate("TFLOP/s", 1e12, "FLOP");
     // A ceiling from the SM count and the clock the GPU reports, above NVIDIA's rated figure
     // where the rating assumes a lower clock (H100 SXM: 1,071 at 1,980 MHz against 989).
-    t.peak_name = "BF16 clock peak";
-    t.compute_roof = dev.bf16_tensor_gflops * 1e9;
-    t.compute_roof_name = strf("BF16 clock peak %.0f TFLOP/s", dev.bf16_tensor_gflops / 1e3);
-    t.time_format = "%.3f";
+    t.columns = {cols::step(), cols::kernel(), cols::time("%.3f"), cols::rate(t.rate), cols::of_baseline("% of cuBLAS"),
+                 cols::of_peak("BF16 clock peak", dev.bf16_tensor_gflops / 1e3), cols::check()};
+    t.compute_roof = {strf("BF16 clock peak %.0f TFLOP/s", dev.bf16_tensor_gflops / 1e3), dev.bf16_tensor_gflops * 1e9};
     t.footer = strf("TFLOP/s counts 2*m*n*k. BF16 clock peak: dense BF16 with FP32 sums, %.0f TFLOP/s from this GPU's\n"
                     "SM count and reported clock (%d MHz); NVIDIA's rated figure may assume a lower clock. The FP32\n"
                     "row is exercise 08's register_blocked_2d on the CUDA cores (FP32 peak %.1f TFLOP/s).",
@@ -137,7 +134,7 @@ static int run(const Program& p, int m, int n, int k) {
         };
     };
     TableSpec spec = table_spec(dev);
-    spec.columns = {"error vs float inputs"};
+    spec.columns.insert(spec.columns.end() - 1, cols::own("error vs float inputs"));
     Measurements m_(spec, kBudgetedTiming, p.outputs());
     const std::string no_reference = "nothing to check it against: no CPU product at this size, no BF16 on this GPU";
     m_.section("", Work{least_bytes(m, n, k), flop(m, n, k)},
@@ -150,9 +147,12 @@ static int run(const Program& p, int m, int n, int k) {
     return failures ? 1 : 0;
 }
 
+// The shapes --bench measures: m = n = k = each of these.
+static const Sizes kSizes{"--m, --n, --k", {1024, 2048, 4096, 8192}};
+
 static int run_bench(const Program& p) {
     const DeviceFacts dev =
-        print_bench_header("C = A * B, BF16 inputs and FP32 sums, m = n = k = 1024 to 8192", kBudgetedTiming);
+        print_bench_header("C = A * B, BF16 inputs and FP32 sums, m = n = k = " + kSizes.text(false), kBudgetedTiming);
     std::printf("BF16 clock peak (dense, FP32 sums, from the SM count and reported clock): %.0f TFLOP/s.\n"
                 "cuBLAS: cublasGemmEx, BF16 inputs, FP32 compute and output, measured in this run before and after\n"
                 "the steps (the faster is 100%%). Inputs: random in [-1, 1) rounded to BF16, the same values for\n"
@@ -160,7 +160,8 @@ static int run_bench(const Program& p) {
                 dev.bf16_tensor_gflops / 1e3);
     Measurements m_(table_spec(dev), kBudgetedTiming, p.outputs());
     CublasGemmBf16 cublas;
-    for (int s : {1024, 2048, 4096, 8192}) {
+    for (size_t size : kSizes.bench) {
+        const int s = (int)size;
         const std::vector<bf16> A = to_bf16(random_floats((size_t)s * s, p.seed + s, -1.0f, 1.0f));
         const std::vector<bf16> Bt = to_bf16(random_floats((size_t)s * s, p.seed + s + 1, -1.0f, 1.0f));
         Operands o(A, Bt, to_float(A), to_float(Bt), s, s, s);
@@ -183,8 +184,10 @@ static int run_bench(const Program& p) {
     }
     const int failures = m_.finish();
     // One line per step at the two largest sizes (the lecture notes quote them).
+    const size_t count = kSizes.bench.size();
     for (const RowResult& r : m_.results())
-        if (r.kind == RowKind::step && r.timed() && (r.section == "m = n = k = 4096" || r.section == "m = n = k = 8192"))
+        if (r.kind == RowKind::step && r.timed() &&
+            (r.section == strf("m = n = k = %zu", kSizes.bench[count - 2]) || r.section == strf("m = n = k = %zu", kSizes.bench[count - 1])))
             std::printf("%s, step %s %s: %.0f TFLOP/s, %.1f%% of cuBLAS BF16\n", r.section.c_str(), r.step.c_str(),
                         r.name.c_str(), r.rate, r.of_baseline);
     return failures ? 1 : 0;
@@ -193,23 +196,22 @@ static int run_bench(const Program& p) {
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"C = A * B (BF16 inputs, FP32 sums) on the tensor cores, checked",
-               matrix_shape_usage(kMaxDim),
-               step_names(kSteps), {"cublas", "fp32"},
-               "the benchmark tables (1024^3 to 8192^3, against cuBLAS BF16)"});
+               matrix_shape_docs(), step_decls(kSteps), {"cublas", "fp32"},
+               "the benchmark tables (m = n = k = " + kSizes.text(false) + ", against cuBLAS BF16)"});
     const auto [m, n, k] = read_matrix_shape(p, kMaxDim);
     p.finish();
 
     if (p.bench) {
-        // At 8192^3. Host: A, Bt (BF16 and float), the reference and one downloaded C. GPU: A and
-        // Bt in BF16 and FP32, B in FP32, C, and the padded copies or cuBLAS's workspace.
-        const double e = 8192.0 * 8192.0;
-        require_memory(p, "--bench", 20.0 * e, 24.0 * e);
+        // At the largest. Host: A, Bt (BF16 and float), the reference and one downloaded C. GPU: A
+        // and Bt in BF16 and FP32, B in FP32, C, and the padded copies or cuBLAS's workspace.
+        const double e = (double)kSizes.bench.back() * kSizes.bench.back();
+        require_memory(p, kSizes.blamed(p), 20.0 * e, 24.0 * e);
         return run_bench(p);
     }
     const double mk = (double)m * k, nk = (double)n * k, mn = (double)m * n;
     const bool cpu_ref = (double)m * n * k <= kCpuReferenceLimit;
     // Host: inputs in float and BF16 (and B transposed back), the references and a downloaded C.
     // GPU: A and Bt in BF16 (and a padded copy), A and B in float, C.
-    require_memory(p, "--m, --n, --k", 12.0 * (mk + nk) + (cpu_ref ? 20.0 : 8.0) * mn, 12.0 * (mk + nk) + 4.0 * mn);
+    require_memory(p, kSizes.blamed(p), 12.0 * (mk + nk) + (cpu_ref ? 20.0 : 8.0) * mn, 12.0 * (mk + nk) + 4.0 * mn);
     return run(p, m, n, k);
 }

@@ -200,7 +200,8 @@ int measure_split(const Program& p, const Settings& set, std::vector<RowResult>&
                     poison, RowKind::baseline});
     TableSpec spec;
     spec.title = "the sum of one array spread over the ranks";
-    spec.baseline_column = "% of one GPU";
+    spec.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec.rate), cols::of_baseline("% of one GPU"),
+                    cols::check()};
     spec.footer = strf("GB/s counts the 4 bytes of every float read. %s.", team.describe().c_str());
     Measurements m(spec, set.timing);
     m.section(strf("%zu floats in all (%s per rank)", n * team.size(), size_text(4.0 * n).c_str()),
@@ -270,8 +271,9 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
 
     TableSpec spec;
     spec.title = "all-reduce";
-    spec.rate = "busbw GB/s";
-    spec.baseline_column = "% of NCCL";
+    spec.rate.heading = "busbw GB/s";
+    spec.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec.rate), cols::of_baseline("% of NCCL"),
+                    cols::check()};
     spec.calls_per_run = kCallsPerRun;
     spec.footer = "busbw: nccl-tests' bus bandwidth, size per second times a factor of the " + std::to_string(R) +
                   " ranks (" + factor_text(R) + "):\n" +
@@ -310,7 +312,7 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
         };
         std::vector<StepRow> rows;
         if (want_ring) {
-            rows.push_back({label(*ring_step), "ring", on(team, ring), check, "", poison});
+            rows.push_back({label(*ring_step), ring_step->name, on(team, ring), check, "", poison});
             rows.push_back({label(*ring_step), "ring, copies (no peer reads)", on(copies, ring), check,
                             R > 1 ? "" : "one rank: nothing to copy", poison});
         }
@@ -330,7 +332,7 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
                 return [nccl, &c](const Team& t, const AllReduce& a) { nccl(t, a, c->get()); };
             };
             using Run = std::function<void()>;
-            rows.push_back({label(*nccl_step), "nccl", comms.tuned ? Run(on(team, with(comms.tuned))) : Run(), check,
+            rows.push_back({label(*nccl_step), nccl_step->name, comms.tuned ? Run(on(team, with(comms.tuned))) : Run(), check,
                             comms.why_not, poison, RowKind::baseline});
             rows.push_back({label(*nccl_step), "nccl, NCCL_ALGO=Ring", comms.ring ? Run(on(team, with(comms.ring))) : Run(),
                             check, comms.why_not, poison, RowKind::reference});
@@ -357,8 +359,8 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
                  "direct busbw", "NCCL busbw", "ring % of NCCL", "direct % of NCCL"});
         for (size_t bytes : sizes) {
             const std::string s = strf("%s per rank", size_text((double)bytes).c_str());
-            const RowResult *ring_r = find(s, "ring"), *one = find(s, "direct, one shot"),
-                            *two = find(s, "direct, two shots"), *nccl_r = find(s, "nccl"), *direct_r = best(one, two);
+            const RowResult *ring_r = find(s, ring_step->name), *one = find(s, "direct, one shot"),
+                            *two = find(s, "direct, two shots"), *nccl_r = find(s, nccl_step->name), *direct_r = best(one, two);
             t.row({size_text((double)bytes), us(ring_r), us(one), us(two), us(nccl_r), bus(ring_r), bus(direct_r),
                    bus(nccl_r), share(ring_r, nccl_r), share(direct_r, nccl_r)});
         }
@@ -453,7 +455,7 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
                         compute.end();
                     },
                     [&] { return holds(true); }, "", poison, RowKind::baseline});
-    rows.push_back({label(step), "overlap",
+    rows.push_back({label(step), step.name,
                     [&] {
                         compute.begin();
                         overlapped(compute, comm, job, allreduce);
@@ -462,8 +464,8 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
                     [&] { return holds(true); }, "", poison});
     TableSpec spec;
     spec.title = "gradient buckets";
-    spec.rate = "GB/s";
-    spec.baseline_column = "% of no overlap";
+    spec.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec.rate), cols::of_baseline("% of no overlap"),
+                    cols::check()};
     spec.footer = "GB/s counts the " + size_text(4.0 * n) + " of gradients per rank; the plot counts 2 FLOP per\n"
                   "multiply-add of the compute. All-reduce by " + by + "; " + compute.describe() + ".";
     Measurements m(spec, set.timing);
@@ -496,20 +498,18 @@ int measure_overlap(const Program& p, const Settings& set, std::vector<RowResult
 int main(int argc, char** argv) {
     Program p(argc, argv,
               {"one job on several GPUs: links, a split sum, all-reduces against NCCL, overlap",
-               "  --gpus K        GPUs to use: 0 .. K-1 (default: every GPU)\n"
-               "  --ranks R       ranks (default: one per GPU); more ranks than GPUs share them (virtual ranks)\n"
-               "  --n N           floats per rank (default 2^26, 256 MiB; 2^K and 2^K+C work too)\n"
-               "  --bucket B      floats per gradient bucket, step 6 (default 2^22, 16 MiB)\n"
-               "  --work W        multiply-adds per gradient, step 6 (default: as long as the all-reduce)\n",
-               step_names(kSteps), {}, "the all-reduce from 8 B to 1 GiB per rank, and every other table"});
+               {{"--gpus K", "GPUs to use: 0 .. K-1", "every GPU"},
+                {"--ranks R", "ranks; more ranks than GPUs share them (virtual ranks)", "one per GPU"},
+                {"--n N", "floats per rank", "2^26, 256 MiB"},
+                {"--bucket B", "floats per gradient bucket", "2^22, 16 MiB"},
+                {"--work W", "multiply-adds per gradient", "as long as the all-reduce"}},
+               step_decls(kSteps), {}, "the all-reduce from 8 B to 1 GiB per rank, and every other table"});
     const int gpus_asked = p.integer("--gpus", 0, 1, kMaxRanks);
     const int ranks_asked = p.integer("--ranks", 0, 1, kMaxRanks);
     const size_t n = p.size("--n", (size_t)1 << 26, 1, (size_t)1 << 32);
     const size_t bucket = p.size("--bucket", (size_t)1 << 22, 1, (size_t)1 << 32);
     const int work = p.integer("--work", -1, 0, 10000000);
     p.not_with_bench({"--n", "--bucket", "--work"});
-    p.only_for_kernels("--bucket", {step_of<OverlapFn>()->name});
-    p.only_for_kernels("--work", {step_of<OverlapFn>()->name});
     p.finish();
     if (p.given("--gpus") && p.given("--ranks") && ranks_asked < gpus_asked)
         p.fail("--ranks", strf("must be at least --gpus (%d): every GPU needs a rank", gpus_asked));

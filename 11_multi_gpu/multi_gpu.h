@@ -454,5 +454,5 @@ inline const Step<StepFn, StepInfo> kSteps[] = {
     {3, "ring", ring_allreduce},
     {4, "nccl", nccl_allreduce, {true}},
     {5, "direct", direct_allreduce},
-    {6, "overlap", overlapped_step},
+    {6, "overlap", overlapped_step, {}, "--bucket --work"},
 };

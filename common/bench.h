@@ -145,20 +145,26 @@ public:
         cells.resize(rows_[0].size());
         rows_.push_back(std::move(cells));
     }
-    void print(FILE* out = stdout) const {
+    void print(FILE* out = stdout) const { std::fputs(text().c_str(), out); }
+    // The table as print() writes it: a header, a rule, a line per row; numbers right-aligned.
+    std::string text() const {
         std::vector<size_t> w(rows_[0].size(), 3);
         for (const auto& r : rows_)
             for (size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
+        std::string out;
         for (size_t i = 0; i < rows_.size(); ++i) {
-            for (size_t c = 0; c < w.size(); ++c)
-                std::fprintf(out, c == 0 ? "| %-*s |" : " %*s |", (int)w[c], rows_[i][c].c_str());
-            std::fprintf(out, "\n");
+            for (size_t c = 0; c < w.size(); ++c) {
+                const std::string pad(w[c] - rows_[i][c].size(), ' ');
+                out += c == 0 ? "| " + rows_[i][c] + pad + " |" : " " + pad + rows_[i][c] + " |";
+            }
+            out += "\n";
             if (i == 0) {
                 for (size_t c = 0; c < w.size(); ++c)
-                    std::fprintf(out, c == 0 ? "|%s|" : "%s:|", std::string(w[c] + (c == 0 ? 2 : 1), '-').c_str());
-                std::fprintf(out, "\n");
+                    out += c == 0 ? "|" + std::string(w[c] + 2, '-') + "|" : std::string(w[c] + 1, '-') + ":|";
+                out += "\n";
             }
         }
+        return out;
     }
 
 private:

@@ -1,8 +1,9 @@
 // measure.h: the one loop that runs, checks and times an exercise's steps, for the default run
 // and for --bench alike, written once.
 //
-//   TableSpec spec;                       // what the rate counts, its unit, the columns of its own
-//   Measurements m(spec, timing, p.outputs());
+//   TableSpec t;                          // the table's columns, its rate and footer
+//   t.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(t.rate), cols::check()};
+//   Measurements m(t, timing, p.outputs());
 //   m.section("2^25 floats", Work{4.0 * n, 1.0 * n}, rows);   // once per size
 //   return m.finish() ? 1 : 0;
 //
@@ -14,13 +15,12 @@
 //      of the library must not flatter the steps;
 //   3. checks every timed row again after its timing: a row that is wrong after its timing
 //      shows no figure. A fast wrong result is never a figure.
-// It prints one table per section:
-//   | step | kernel | <leading> | time (ms) | <rate> | [GB/s] | % of <baseline> | vs previous | % of <peak> |
-//     [% of <bytes peak>] | <copy_roof> | % of that | <columns> | check |
-// (each measured column only where the spec asks for it). A row's % of the baseline compares with
-// the section's first baseline, or with the one it names (a sort of pairs against the library's
-// sort of pairs). finish() writes every section's rows to --csv FILE and the last section as a
-// roofline to --plot FILE (roofline_svg.h).
+// It prints one table per section, of the table's columns (cols:: below: a heading and a row's
+// cell each; an exercise's own columns, e.g. a size or a result, take the cells its rows and
+// their checks give). A row's % of the baseline compares with the section's first baseline, or
+// with the one it names (a sort of pairs against the library's sort of pairs). finish() writes
+// every section's rows to --csv FILE, the same columns with more digits, and the last section
+// as a roofline to --plot FILE (roofline_svg.h).
 //
 // Rows that many exercises measure are made here once: copy_row (cudaMemcpy device to device,
 // checked, drawn as a measured roof) and check_of (a Comparison with the CPU as a row's check).
@@ -90,47 +90,48 @@ struct StepRow {
                                       //   (work that is not comparable)
 };
 
-struct TableSpec {
-    std::string rate = "GB/s";        // the rate column's heading
-    bool rate_counts_ops = false;     // the rate counts Work::ops (GFLOP/s, G keys/s), else Work::bytes
-    double rate_unit = 1e9;           // rate = work per second / rate_unit
+// What a table's rate counts: its heading, Work::ops or Work::bytes, the unit and, on the plot,
+// what an operation is. The default: GB/s of Work::bytes.
+struct Rate {
+    std::string heading = "GB/s";
+    bool counts_ops = false;          // the rate counts Work::ops (GFLOP/s, G keys/s), else Work::bytes
+    double unit = 1e9;                // rate = work per second / unit
     std::string ops_name = "FLOP";    // what Work::ops counts, on the plot ("FLOP", "keys", "cell updates")
-    // The exercise's own columns, filled by each row's cells and then its check's cells in this
-    // order: `leading` stand before the time (e.g. a size and a traffic model), `columns` after the rates.
-    std::vector<std::string> leading{};
-    std::vector<std::string> columns{};
-    std::string baseline_column = ""; // e.g. "% of CUB": the baseline row's time over each row's time
-    bool vs_previous = false;         // a column "vs previous": the step before's time over this one's
-    double peak = 0;                  // > 0: a column "% of <peak_name>", the rate over this peak
-    std::string peak_name = "DRAM peak";  //   (in the rate's unit: DRAM GB/s, FP32 GFLOP/s...)
-    std::string copy_roof = "";       // e.g. "at copy speed": a column of the rate each row would reach if its
-                                      //   Work::bytes moved at the speed of the section's copy (the row that is
-                                      //   not a step and has bytes but no ops), then "% of that"
-    double compute_roof = 0;          // > 0: the plot's compute roof, in ops per second; 0, with ops_name "FLOP":
-    std::string compute_roof_name = "";  //   this GPU's FP32 peak (gpu.h), as every FP32 kernel's roof
-    // With rate_counts_ops, a second rate beside the first: "GB/s" of Work::bytes, and, when
-    // bytes_peak > 0, its "% of <bytes_peak_name>" (cell updates/s and GB/s; a FLOP/s kernel and
-    // a copy in one table).
-    bool bytes_rate = false;
-    double bytes_peak = 0;            // GB/s
-    std::string bytes_peak_name = "DRAM peak";
+    const char* format = "%.1f";      // how a rate is written (printf)...
+    std::function<std::string(double rate)> text{};  // ...unless this says (e.g. "6.7 G")
+    std::string cell(double rate) const { return text ? text(rate) : strf(format, rate); }
+};
+// A rate of operations rather than bytes: its heading ("G keys/s"), how many operations make one
+// of its unit (1e9), and what they are on the plot ("keys").
+inline Rate ops_rate(const std::string& heading, double unit, const std::string& ops_name, const char* format = "%.1f") {
+    return {heading, true, unit, ops_name, format};
+}
+
+struct RowResult;
+// One column of a table: its heading and a row's cell, as the table shows it ("-": nothing) and
+// as the CSV writes it (exact: more digits; when unset, the cell; "-" is written as nothing).
+struct Column {
+    std::string heading;
+    std::function<std::string(const RowResult&)> cell;
+    std::function<std::string(const RowResult&)> exact = {};
+    int own = -1;                     // an exercise's own column: the row's own cells, then its check's,
+                                      //   fill these in order (the engine numbers them)
+};
+
+// A table: its columns (measure.h's cols:: makes them) and what is per table. No columns: step,
+// kernel, time, the rate and the check.
+struct TableSpec {
+    std::string title = "";           // the plot's title: what the program computes
+    Rate rate{};                      // what the rate column counts (and the plot's operations)
+    std::vector<Column> columns{};
+    std::string footer = "";          // under the tables: what the rate counts
     int calls_per_run = 1;            // each row's run() makes this many calls back to back (nccl-tests'
                                       //   iterations): times and rates are per call
-    std::string check_column = "check";
-    std::string footer = "";          // under the tables: what the rate counts
-    const char* time_format = "%.4f";
-    const char* rate_format = "%.1f"; // how a rate is written (printf)...
-    std::function<std::string(double rate)> rate_text{};  // ...unless this says (e.g. "6.7 G")
-    std::string title = "";           // the plot's title: what the program computes
-
-    // A rate of operations rather than bytes: its heading ("G keys/s"), how many operations make
-    // one of its unit (1e9), and what they are on the plot ("keys").
-    void count_ops(const std::string& heading, double unit, const std::string& name) {
-        rate = heading;
-        rate_counts_ops = true;
-        rate_unit = unit;
-        ops_name = name;
-    }
+    struct {
+        std::string label;
+        double ops_per_s = 0;
+    } compute_roof;                   // the plot's compute roof; none, with the rate's ops "FLOP": this
+                                      //   GPU's FP32 peak (gpu.h), as every FP32 kernel's roof
 };
 
 // Where finish() writes: empty for none (Program::outputs() fills them from --csv and --plot,
@@ -167,17 +168,93 @@ struct RowResult {
     double ms = 0;                    // 0: not timed
     double rate = 0;                  // in the table's unit
     double of_baseline = 0;           // percent; 0: no baseline in its section
-    double of_peak = 0;               // percent; 0: no peak
-    double gb_per_s = 0;              // with TableSpec::bytes_rate: Work::bytes per second / 1e9
-    double of_bytes_peak = 0;         // percent of TableSpec::bytes_peak; 0: none
-    double at_copy_speed = 0;         // the rate its bytes would allow at the copy's speed; 0: none
+    double gb_per_s = 0;              // Work::bytes per second / 1e9
+    double vs_previous = 0;           // a step: the time of the step timed before it over its own; 0: none
+    double at_copy_speed = 0;         // the rate its bytes would allow at the speed of the section's copy; 0: none
     bool timed() const { return ms > 0; }
 };
+
+// ---- Columns: what a table shows of each row --------------------------------------------------
+// A measured column shows "-" for a row that was not timed (skipped, wrong, or profiled).
+namespace cols {
+inline std::string percent(double p) { return p > 0 ? strf("%.1f", p) : "-"; }
+inline std::string exact_percent(double p) { return p > 0 ? strf("%.4g", p) : "-"; }
+
+inline Column step() { return {"step", [](const RowResult& r) { return r.step; }}; }
+inline Column kernel() { return {"kernel", [](const RowResult& r) { return r.name; }}; }
+// The exercise's own: a size, a traffic model, a result. Filled by each row's cells, then its check's.
+inline Column own(const std::string& heading) { return {heading, {}, {}, 0}; }
+inline Column time(const char* format = "%.4f") {
+    return {"time (ms)", [format](const RowResult& r) { return r.timed() ? strf(format, r.ms) : "-"; },
+            [](const RowResult& r) { return strf("%.6g", r.ms); }};
+}
+// The table's rate (a rate of nothing, e.g. a copy's FLOP, shows as "-").
+inline Column rate(const Rate& rate) {
+    return {rate.heading, [rate](const RowResult& r) { return r.timed() && r.rate > 0 ? rate.cell(r.rate) : "-"; },
+            [](const RowResult& r) { return r.rate > 0 ? strf("%.6g", r.rate) : "-"; }};
+}
+// Beside a rate of operations: the bytes' GB/s.
+inline Column gb_per_s() {
+    return {"GB/s", [](const RowResult& r) { return r.timed() && r.gb_per_s > 0 ? strf("%.1f", r.gb_per_s) : "-"; },
+            [](const RowResult& r) { return r.gb_per_s > 0 ? strf("%.6g", r.gb_per_s) : "-"; }};
+}
+// "% of CUB": the baseline's time over the row's (the section's first baseline, or the one it names).
+inline Column of_baseline(const std::string& heading) {
+    return {heading, [](const RowResult& r) { return r.timed() ? percent(r.of_baseline) : "-"; },
+            [](const RowResult& r) { return exact_percent(r.of_baseline); }};
+}
+// The step timed before's time over this step's.
+inline Column vs_previous() {
+    return {"vs previous", [](const RowResult& r) { return r.timed() && r.vs_previous > 0 ? strf("%.2fx", r.vs_previous) : "-"; },
+            [](const RowResult& r) { return r.vs_previous > 0 ? strf("%.4g", r.vs_previous) : "-"; }};
+}
+// "% of <name>": the rate over a peak in the rate's unit (DRAM GB/s, FP32 GFLOP/s...).
+inline Column of_peak(const std::string& name, double peak) {
+    return {"% of " + name, [peak](const RowResult& r) { return r.timed() ? percent(100 * r.rate / peak) : "-"; },
+            [peak](const RowResult& r) { return exact_percent(100 * r.rate / peak); }};
+}
+// "% of <name>": the bytes' GB/s over a peak in GB/s (beside a rate of operations).
+inline Column of_bytes_peak(const std::string& name, double gb_per_s) {
+    return {"% of " + name, [gb_per_s](const RowResult& r) { return r.timed() ? percent(100 * r.gb_per_s / gb_per_s) : "-"; },
+            [gb_per_s](const RowResult& r) { return exact_percent(100 * r.gb_per_s / gb_per_s); }};
+}
+// The rate a row would reach if its Work::bytes moved at the speed of the section's copy (the row
+// that is not a step and has bytes but no ops), in the table's rate...
+inline Column at_copy_speed(const std::string& heading, const Rate& rate) {
+    return {heading, [rate](const RowResult& r) { return r.timed() && r.at_copy_speed > 0 ? rate.cell(r.at_copy_speed) : "-"; },
+            [](const RowResult& r) { return r.at_copy_speed > 0 ? strf("%.6g", r.at_copy_speed) : "-"; }};
+}
+// ...and the row's rate as a percentage of that.
+inline Column of_copy_speed() {
+    auto of = [](const RowResult& r) { return r.at_copy_speed > 0 ? 100 * r.rate / r.at_copy_speed : 0; };
+    return {"% of that", [of](const RowResult& r) { return r.timed() ? percent(of(r)) : "-"; },
+            [of](const RowResult& r) { return exact_percent(of(r)); }};
+}
+// The row's check: ok, FAILED (before or after its timing: is its TODO step done?) or skipped, and why.
+inline Column check(const std::string& heading = "check") {
+    return {heading, [](const RowResult& r) {
+        const std::string todo = r.kind == RowKind::step && r.step != "-" ? " (is TODO step " + r.step + " done?)" : "";
+        switch (r.status) {
+            case RowResult::ok: return "ok: " + r.detail;
+            case RowResult::failed: return "FAILED: " + r.detail + todo;
+            case RowResult::failed_after_timing: return "FAILED after timing: " + r.detail + todo;
+            case RowResult::skipped: break;
+        }
+        return "skipped: " + r.detail;
+    }};
+}
+}  // namespace cols
 
 class Measurements {
 public:
     Measurements(TableSpec spec, BenchConfig timing = {}, OutputFiles files = {})
-        : spec_(std::move(spec)), timing_(timing), files_(std::move(files)) {}
+        : spec_(std::move(spec)), timing_(timing), files_(std::move(files)) {
+        if (spec_.columns.empty())
+            spec_.columns = {cols::step(), cols::kernel(), cols::time(), cols::rate(spec_.rate), cols::check()};
+        int own = 0;
+        for (Column& c : spec_.columns)
+            if (c.own >= 0) c.own = own++;
+    }
 
     // Runs, checks and times one size's rows, and prints its table (with the title above it,
     // when there is one). `work` is what one run of every row costs unless the row says otherwise.
@@ -221,10 +298,23 @@ public:
             time_rows(false);
             time_rows(true);
             time_rows(false);
-            fill_rates(results);
         }
-        print_section(title, results);
+        std::fputs(tabulate(title, std::move(results)).c_str(), stdout);
+    }
+
+    // One section's measured rows: fills in their rates, keeps them for the CSV and the plot, and
+    // returns the section's table (its title, when there is one, above it). section() prints it;
+    // the host tests call it with made-up rows.
+    std::string tabulate(const std::string& title, std::vector<RowResult> results) {
+        fill_rates(results);
+        Table table(headings());
+        for (const auto& r : results) {
+            std::vector<std::string> cells;
+            for (const Column& c : spec_.columns) cells.push_back(cell(c, r));
+            table.row(cells);
+        }
         for (auto& r : results) results_.push_back(std::move(r));
+        return (title.empty() ? "" : title + "\n\n") + table.text() + "\n";
     }
 
     // The footer and how times were taken; then the CSV and the plot, if asked for. Returns the
@@ -262,6 +352,7 @@ public:
     }
 
     const std::vector<RowResult>& results() const { return results_; }
+    const std::vector<Column>& columns() const { return spec_.columns; }
     // The rows of the last section that were timed (and so passed), of one kind, in table order.
     std::vector<const RowResult*> last_timed(RowKind kind) const {
         std::vector<const RowResult*> rows;
@@ -272,30 +363,28 @@ public:
     // A result measured elsewhere (a program's own measurement, or a test's), for the CSV and plot.
     void add(RowResult r) { results_.push_back(std::move(r)); }
 
-    // Every row of every section, one line each, with a header line (RFC 4180 quoting).
+    // Every row of every section, one line each, with a header line (RFC 4180 quoting): its
+    // section, the table's columns (numbers with more digits), then its kind, its Work and its
+    // status, for a reader that redraws the plot.
     std::string csv() const {
-        std::vector<std::string> head = {"section", "step", "name", "kind"};
-        const std::vector<std::string> own = own_columns();
-        head.insert(head.end(), own.begin(), own.end());
-        for (const char* h : {"time_ms", "rate", "rate_unit", "percent_of_baseline", "percent_of_peak", "bytes", "ops",
-                              "status", "detail"})
-            head.push_back(h);
+        std::vector<std::string> head = {"section"};
+        for (const std::string& h : headings()) head.push_back(h);
+        for (const char* h : {"kind", "bytes", "ops", "status"}) head.push_back(h);
         std::string out = csv_line(head);
         for (const auto& r : results_) {
-            std::vector<std::string> f = {r.section, r.step, r.name, kind_name(r.kind)};
-            std::vector<std::string> cells = r.cells;
-            cells.insert(cells.end(), r.check_cells.begin(), r.check_cells.end());
-            cells.resize(own.size());
-            f.insert(f.end(), cells.begin(), cells.end());
-            f.push_back(r.timed() ? strf("%.6g", r.ms) : "");
-            f.push_back(r.timed() ? strf("%.6g", r.rate) : "");
-            f.push_back(spec_.rate);
-            f.push_back(r.of_baseline > 0 ? strf("%.4g", r.of_baseline) : "");
-            f.push_back(r.of_peak > 0 ? strf("%.4g", r.of_peak) : "");
+            std::vector<std::string> f = {r.section};
+            for (const Column& c : spec_.columns) {
+                if (!c.exact) {
+                    f.push_back(cell(c, r, ""));
+                    continue;
+                }
+                const std::string v = r.timed() ? c.exact(r) : "";
+                f.push_back(v == "-" ? "" : v);  // a measured column's nothing
+            }
+            f.push_back(kind_name(r.kind));
             f.push_back(strf("%.17g", r.work.bytes));
             f.push_back(strf("%.17g", r.work.ops));
             f.push_back(status_name(r.status));
-            f.push_back(r.detail);
             out += csv_line(f);
         }
         return out;
@@ -306,16 +395,16 @@ public:
     // section as a dashed roof of its own.
     RooflinePlot plot() const {
         RooflinePlot plot;
-        plot.ops_name = spec_.ops_name;
+        plot.ops_name = spec_.rate.ops_name;
         const std::string last = results_.empty() ? "" : results_.back().section;
         DeviceFacts dev;
         int count = 0;
         if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) dev = device_facts();
         cudaGetLastError();
         plot.title = (spec_.title.empty() ? std::string("roofline") : spec_.title) + (last.empty() ? "" : ", " + last);
-        plot.compute_roof = spec_.compute_roof;
-        plot.compute_label = spec_.compute_roof_name;
-        if (plot.compute_roof == 0 && spec_.ops_name == "FLOP" && dev.fp32_gflops > 0) {
+        plot.compute_roof = spec_.compute_roof.ops_per_s;
+        plot.compute_label = spec_.compute_roof.label;
+        if (plot.compute_roof == 0 && spec_.rate.ops_name == "FLOP" && dev.fp32_gflops > 0) {
             plot.compute_roof = dev.fp32_gflops * 1e9;
             plot.compute_label = strf("FP32 peak %.1f TFLOP/s", dev.fp32_gflops / 1e3);
         }
@@ -340,10 +429,17 @@ public:
     }
 
 private:
-    std::vector<std::string> own_columns() const {
-        std::vector<std::string> all = spec_.leading;
-        all.insert(all.end(), spec_.columns.begin(), spec_.columns.end());
+    std::vector<std::string> headings() const {
+        std::vector<std::string> all;
+        for (const Column& c : spec_.columns) all.push_back(c.heading);
         return all;
+    }
+    // A row's cell in a column; an exercise's own column takes the row's own cells, then its check's.
+    static std::string cell(const Column& c, const RowResult& r, const std::string& none = "-") {
+        if (c.own < 0) return c.cell(r);
+        const size_t k = (size_t)c.own;
+        if (k < r.cells.size()) return r.cells[k];
+        return k - r.cells.size() < r.check_cells.size() ? r.check_cells[k - r.cells.size()] : none;
     }
     static std::string label(const StepRow& r) { return r.kind == RowKind::step ? "step " + r.step + " " + r.name : r.name; }
     // A row's non-zero fields override the section's; a row that is not a step and moves bytes
@@ -367,6 +463,7 @@ private:
 
     static bool is_copy(const RowResult& r) { return r.kind != RowKind::step && r.work.ops <= 0 && r.work.bytes > 0; }
 
+    // A section's figures, from its times: what the columns show. A row that is wrong shows none.
     void fill_rates(std::vector<RowResult>& results) const {
         auto usable = [](const RowResult& r) { return r.status == RowResult::ok && r.timed(); };
         auto baseline_ms = [&](const std::string& name) {
@@ -377,89 +474,25 @@ private:
         double copy_bytes_per_s = 0;
         for (const auto& r : results)
             if (is_copy(r) && usable(r) && copy_bytes_per_s == 0) copy_bytes_per_s = r.work.bytes / (r.ms * 1e-3);
+        double previous_ms = 0;  // the step timed before, for "vs previous"
         for (auto& r : results) {
             if (!usable(r)) {
                 if (r.status != RowResult::ok) r.ms = 0;  // no figure for a wrong result
                 continue;
             }
-            const double work = spec_.rate_counts_ops ? r.work.ops : r.work.bytes;
-            r.rate = work / (r.ms * 1e-3) / spec_.rate_unit;
+            const double work = spec_.rate.counts_ops ? r.work.ops : r.work.bytes;
+            r.rate = work / (r.ms * 1e-3) / spec_.rate.unit;
             const bool compared = r.baseline != "-" && (r.kind != RowKind::reference || !r.baseline.empty());
             const double base_ms = compared ? baseline_ms(r.baseline) : 0;
             if (base_ms > 0) r.of_baseline = 100 * base_ms / r.ms;
-            if (spec_.peak > 0) r.of_peak = 100 * r.rate / spec_.peak;
-            if (spec_.bytes_rate) r.gb_per_s = r.work.bytes / (r.ms * 1e-3) / 1e9;
-            if (spec_.bytes_peak > 0) r.of_bytes_peak = 100 * r.gb_per_s / spec_.bytes_peak;
-            if (!spec_.copy_roof.empty() && copy_bytes_per_s > 0 && work > 0 && r.work.bytes > 0 && !is_copy(r))
-                r.at_copy_speed = copy_bytes_per_s * work / r.work.bytes / spec_.rate_unit;
-        }
-    }
-
-    void print_section(const std::string& title, const std::vector<RowResult>& results) const {
-        const std::vector<std::string> own_heads = own_columns();
-        const size_t own = own_heads.size(), leading = spec_.leading.size();
-        std::vector<std::string> measured = {"time (ms)", spec_.rate};
-        if (spec_.bytes_rate) measured.push_back("GB/s");
-        if (!spec_.baseline_column.empty()) measured.push_back(spec_.baseline_column);
-        if (spec_.vs_previous) measured.push_back("vs previous");
-        if (spec_.peak > 0) measured.push_back("% of " + spec_.peak_name);
-        if (spec_.bytes_rate && spec_.bytes_peak > 0) measured.push_back("% of " + spec_.bytes_peak_name);
-        if (!spec_.copy_roof.empty()) measured.insert(measured.end(), {spec_.copy_roof, "% of that"});
-        auto line = [&](std::vector<std::string> cells, const std::vector<std::string>& values, const std::string& last) {
-            std::vector<std::string> out = {cells[0], cells[1]};
-            out.insert(out.end(), cells.begin() + 2, cells.begin() + 2 + leading);
-            out.insert(out.end(), values.begin(), values.end());
-            out.insert(out.end(), cells.begin() + 2 + leading, cells.end());
-            out.push_back(last);
-            return out;
-        };
-        std::vector<std::string> head = {"step", "kernel"};
-        head.insert(head.end(), own_heads.begin(), own_heads.end());
-        Table table(line(head, measured, spec_.check_column));
-        double previous_ms = 0;
-        for (const auto& r : results) {
-            std::vector<std::string> cells = {r.step, r.name};
-            std::vector<std::string> own_cells = r.cells;
-            own_cells.insert(own_cells.end(), r.check_cells.begin(), r.check_cells.end());
-            own_cells.resize(own, "-");
-            cells.insert(cells.end(), own_cells.begin(), own_cells.end());
-            std::vector<std::string> values(measured.size(), "-");
-            if (r.timed()) {
-                size_t v = 0;
-                values[v++] = strf(spec_.time_format, r.ms);
-                // A rate of nothing (no work of that kind, e.g. a copy's FLOP) shows as "-".
-                values[v++] = !(r.rate > 0) ? "-" : rate_cell(r.rate);
-                if (spec_.bytes_rate) values[v++] = r.gb_per_s > 0 ? strf("%.1f", r.gb_per_s) : "-";
-                if (!spec_.baseline_column.empty()) values[v++] = r.of_baseline > 0 ? strf("%.1f", r.of_baseline) : "-";
-                if (spec_.vs_previous) {
-                    values[v++] = r.kind == RowKind::step && previous_ms > 0 ? strf("%.2fx", previous_ms / r.ms) : "-";
-                    if (r.kind == RowKind::step) previous_ms = r.ms;
-                }
-                if (spec_.peak > 0) values[v++] = r.of_peak > 0 ? strf("%.1f", r.of_peak) : "-";
-                if (spec_.bytes_rate && spec_.bytes_peak > 0)
-                    values[v++] = r.of_bytes_peak > 0 ? strf("%.1f", r.of_bytes_peak) : "-";
-                if (!spec_.copy_roof.empty() && r.at_copy_speed > 0) {
-                    values[v++] = rate_cell(r.at_copy_speed);
-                    values[v++] = strf("%.1f", 100 * r.rate / r.at_copy_speed);
-                }
+            r.gb_per_s = r.work.bytes / (r.ms * 1e-3) / 1e9;
+            if (copy_bytes_per_s > 0 && work > 0 && r.work.bytes > 0 && !is_copy(r))
+                r.at_copy_speed = copy_bytes_per_s * work / r.work.bytes / spec_.rate.unit;
+            if (r.kind == RowKind::step) {
+                if (previous_ms > 0) r.vs_previous = previous_ms / r.ms;
+                previous_ms = r.ms;
             }
-            std::string check;
-            const std::string todo = r.kind == RowKind::step && r.step != "-" ? " (is TODO step " + r.step + " done?)" : "";
-            switch (r.status) {
-                case RowResult::ok: check = "ok: " + r.detail; break;
-                case RowResult::failed: check = "FAILED: " + r.detail + todo; break;
-                case RowResult::failed_after_timing: check = "FAILED after timing: " + r.detail + todo; break;
-                case RowResult::skipped: check = "skipped: " + r.detail; break;
-            }
-            table.row(line(cells, values, check));
         }
-        if (!title.empty()) std::printf("%s\n\n", title.c_str());
-        table.print();
-        std::printf("\n");
-    }
-
-    std::string rate_cell(double rate) const {
-        return spec_.rate_text ? spec_.rate_text(rate) : strf(spec_.rate_format, rate);
     }
 
     static std::string csv_line(const std::vector<std::string>& fields) {

@@ -54,6 +54,10 @@ inline bool& options_throw_for_tests() {
 struct OptionList {
     std::string text;
 };
+// What --help raises instead, likewise.
+struct HelpText {
+    std::string text;
+};
 
 [[noreturn]] inline void bad_input(const std::string& program, const std::string& message) {
     if (options_throw_for_tests()) throw InputError(message);
@@ -72,19 +76,15 @@ struct DeclaredOption {
 
 class Options {
 public:
+    // `usage`: the help text, or (empty) made by usage() from what the program reads.
     Options(int argc, char** argv, std::string usage) : usage_(std::move(usage)) {
         std::string path = argc > 0 ? argv[0] : "program";
         program_ = path.substr(path.find_last_of('/') + 1);
         for (int i = 1; i < argc; ++i) {
             std::string a = argv[i];
-            if (a == "--help" || a == "-h") {
-                std::printf("%s", usage_.c_str());
-                // A help text that could not be written (a full disk, a closed pipe) is an error.
-                if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-                    std::fprintf(stderr, "%s: error: could not write the help text\n", program_.c_str());
-                    std::exit(kExitBadInput);
-                }
-                std::exit(0);
+            if (a == "--help" || a == "-h") {  // what follows is not read: finish() prints the help
+                helping_ = true;
+                break;
             }
             if (a == "--list-options") {
                 listing_ = true;
@@ -106,12 +106,13 @@ public:
             }
             args_.push_back(arg);
         }
-        if (listing_) args_.clear();  // the program reads its options only to record them
+        if (listing_ || helping_) args_.clear();  // the program reads its options only to record them
     }
+    virtual ~Options() = default;
 
     const std::string& program() const { return program_; }
-    // --list-options was given: reading returns the defaults, finish() prints the list.
-    bool listing() const { return listing_; }
+    // --list-options or --help was given: reading returns the defaults, finish() prints the list or the help.
+    bool listing() const { return listing_ || helping_; }
 
     bool flag(const std::string& name) {
         declare(name, "flag", "-", "");
@@ -232,7 +233,8 @@ public:
     // the rules above, in the order: not_with, only_with, then a program's own (program.h).
     // With --list-options: prints what was read, and exits 0.
     void finish() {
-        if (listing_) print_list();
+        if (helping_) print_and_exit(usage_.empty() ? usage() : usage_, "the help text", HelpText{});
+        if (listing_) print_and_exit(option_list(), "the option list", OptionList{});
         for (const auto& a : args_)
             if (!a.used) bad_input(program_, "unknown option '" + printable(a.name) + "' (try --help)");
         std::stable_sort(rules_.begin(), rules_.end(), [](const Rule& a, const Rule& b) { return a.order < b.order; });
@@ -269,6 +271,8 @@ public:
     // options must not write one file.
     std::vector<std::pair<std::string, std::string>>& outputs() const { return outputs_; }
 
+    // Every option read so far, in the order read.
+    const std::vector<DeclaredOption>& declared_options() const { return declared_; }
     // The list --list-options prints (one option a line; fields as in the comment at the top).
     std::string option_list() const {
         size_t w = 0;
@@ -292,6 +296,8 @@ public:
     }
 
 protected:
+    // The help text of a program that gives none: a subclass makes it from what was read (program.h).
+    virtual std::string usage() const { return "usage: " + program_ + " [options]\n"; }
     // A rule checked by finish(), lower `order` first (a function of the options, not of `this`,
     // so that a copied Options keeps working rules).
     struct Rule {
@@ -389,11 +395,13 @@ private:
         for (char c : printable(s, 200)) out += c == ' ' ? std::string("\\x20") : std::string(1, c);
         return out;
     }
-    [[noreturn]] void print_list() const {
-        if (options_throw_for_tests()) throw OptionList{option_list()};
-        std::printf("%s", option_list().c_str());
+    // A text that could not be written (a full disk, a closed pipe) is an error.
+    template <class Thrown>
+    [[noreturn]] void print_and_exit(const std::string& text, const char* what, Thrown) const {
+        if (options_throw_for_tests()) throw Thrown{text};
+        std::printf("%s", text.c_str());
         if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-            std::fprintf(stderr, "%s: error: could not write the option list\n", program_.c_str());
+            std::fprintf(stderr, "%s: error: could not write %s\n", program_.c_str(), what);
             std::exit(kExitBadInput);
         }
         std::exit(0);
@@ -424,7 +432,7 @@ public:
 private:
     std::string usage_, program_;
     std::vector<Arg> args_;
-    bool listing_ = false, finished_ = false;
+    bool listing_ = false, helping_ = false, finished_ = false;
     mutable std::vector<DeclaredOption> declared_;
     mutable std::vector<std::pair<std::string, std::string>> outputs_;
 };

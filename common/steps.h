@@ -3,7 +3,7 @@
 //   inline const Step<ScaleFn> kSteps[] = {{1, "one_block", run_one_block_any_block},
 //                                          {2, "many_blocks", run_many_blocks}, ...};
 //
-// The program's --kernel choices, its table rows, the test cases ("step 2 many_blocks: ...") and
+// The program's --kernel choices, which of its options matter to which step, its table rows, the test cases ("step 2 many_blocks: ...") and
 // the "steps: N of M passed" summary all come from this one list.
 #pragma once
 
@@ -35,6 +35,8 @@ struct Step {
     const char* name;  // as in --kernel and the test names
     Fn run;            // the launcher the student writes (or an adapter to it): one meaning everywhere
     Info info{};       // the exercise's facts about this step
+    const char* options = "";  // the program's options that matter to this step (and the steps that name
+                               // them too) alone, e.g. "--rows --cols": with --kernel naming another step, refused
 };
 
 // How a step is named everywhere: "step 2 many_blocks". Its test cases are "step 2 many_blocks:

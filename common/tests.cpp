@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,9 +37,26 @@ struct Parsed {
     Options options() { return Options((int)argv.size(), argv.data(), "usage\n"); }
     Program program() {
         return Program((int)argv.size(), argv.data(),
-                       {"does things", "  --n N   items\n", {"one", "two"}, {"lib"}, "the tables"});
+                       {"does things", {{"--n N", "items"}}, {"one", "two"}, {"lib"}, "the tables"});
     }
 };
+// What `prog --help` prints for `spec` after reading --n (size, default 2^20+3, 0 allowed), --block
+// (integer 32..1024), --values (choice) and --fast (flag); `words` come before --help.
+std::string help_of(std::vector<std::string> words, const ProgramSpec& spec) {
+    words.push_back("--help");
+    Parsed p(words);
+    Program prog((int)p.argv.size(), p.argv.data(), spec);
+    prog.size("--n", ((size_t)1 << 20) + 3, 0);
+    prog.integer("--block", 256, 32, 1024);
+    prog.choice("--values", "mixed", {"mixed", "ones"});
+    prog.flag("--fast");
+    try {
+        prog.finish();
+    } catch (const HelpText& h) {
+        return h.text;
+    }
+    return "(no help)";
+}
 size_t parse_size(const std::string& v) { return Parsed({"--n", v}).options().size("--n", 7); }
 std::string size_error(const std::string& v) {
     try {
@@ -271,14 +289,14 @@ TEST_CASE("host: program: --kernel comes from the steps, --bench refuses what it
     bench.not_with_bench({"--m", "--n"});
     CHECK_THROWS_WITH(bench.finish(),
                       "--n: is not used by --bench (its sizes and settings are fixed: see --help); drop one of the two");
-    const std::string usage = program_usage("prog", {"does things", "  --n N   items\n", {"one", "two"}, {}, ""});
+    const std::string usage = help_of({}, {"does things", {{"--n N", "items"}}, {"one", "two"}, {}, ""});
     CHECK(usage.find("one, two or all") != std::string::npos);
     CHECK(usage.find("--bench") == std::string::npos);  // no benchmark: no --bench
 }
 
 TEST_CASE("host: program: with no steps there is no --kernel and no --seed") {
-    const ProgramSpec spec{"lists things", "  --device D   one device\n", {}, {}, "the tables"};
-    const std::string usage = program_usage("prog", spec);
+    const ProgramSpec spec{"lists things", {{"--device D", "one device"}}, {}, {}, "the tables"};
+    const std::string usage = help_of({}, spec);
     CHECK(usage.find("--kernel") == std::string::npos);
     CHECK(usage.find("--seed") == std::string::npos);
     CHECK(usage.find("--bench") != std::string::npos);
@@ -290,6 +308,92 @@ TEST_CASE("host: program: with no steps there is no --kernel and no --seed") {
         const std::string unknown = words[0] == "--bench" ? words[1] : words[0];
         CHECK_THROWS_WITH(prog.finish(), ("unknown option '" + unknown + "' (try --help)").c_str());
     }
+}
+
+TEST_CASE("host: program: --help is made from the declarations: each option's text, default, range and steps") {
+    const ProgramSpec spec{"sums things",
+                           {{"--n N", "elements"}, {"--block B", "threads per block"}, {"--values V", "the input"},
+                            {"--fast", "skip the slow part"}},
+                           {{"one"}, {"two", {"--block"}}, {"three", {"--block", "--values"}}},
+                           {"lib"},
+                           "the tables"};
+    const std::string help = help_of({"--n", "junk", "--nope"}, spec);  // what precedes --help is not read
+    CHECK(help.rfind("usage: prog [options]      sums things\n", 0) == 0);
+    CHECK(help.find("  --n N           elements (default 2^20+3; 0 is allowed; 2^K and 2^K+C work too)\n") !=
+          std::string::npos);
+    CHECK(help.find("  --block B       threads per block (default 256; 32 to 1024; for two and three only)\n") !=
+          std::string::npos);
+    CHECK(help.find("  --values V      the input (default mixed; mixed or ones; for three only)\n") != std::string::npos);
+    CHECK(help.find("  --fast          skip the slow part\n") != std::string::npos);
+    CHECK(help.find("  --kernel NAME   the step to run (default all; one, two, three, lib or all)\n") != std::string::npos);
+    CHECK(help.find("  --bench         print the tables instead\n") != std::string::npos);
+    CHECK(help.find("--help          this text") != std::string::npos);
+    // Long texts wrap under themselves; an option read but not described still shows.
+    const ProgramSpec terse{"x", {{"--n N", std::string(120, 'a') + " " + std::string(10, 'b')}}, {}, {}, ""};
+    const std::string wrapped = help_of({}, terse);
+    CHECK(wrapped.find("\n                  bbbbbbbbbb (default") != std::string::npos);
+    CHECK(wrapped.find("  --block         (not described) (default 256; 32 to 1024)\n") != std::string::npos);
+    CHECK(wrapped.find("(not described)") < wrapped.find("--csv FILE"));
+}
+
+TEST_CASE("host: program: an option a step declares matters to the steps that declare it: listed, and refused") {
+    const ProgramSpec spec{"sums things", {{"--block B", "threads per block"}},
+                           {{"one"}, {"two", {"--block"}}, {"three", {"--block"}}}, {"lib"}, ""};
+    auto run = [&](std::vector<std::string> words) -> std::string {
+        Parsed p(std::move(words));
+        Program prog((int)p.argv.size(), p.argv.data(), spec);
+        prog.integer("--block", 256, 32, 1024);
+        try {
+            prog.finish();
+        } catch (const InputError& e) {
+            return e.what();
+        } catch (const OptionList& l) {
+            return l.text;
+        }
+        return "ok";
+    };
+    CHECK(run({"--list-options"}).find("--block   integer       32..1024  default=256  only-kernels=two,three\n") !=
+          std::string::npos);
+    CHECK(run({"--kernel", "one", "--block", "64"}) ==
+          "--block: does nothing with --kernel one (it matters only to two and three); drop one of the two");
+    CHECK(run({"--kernel", "lib", "--block", "64"}).find("does nothing with --kernel lib") != std::string::npos);
+    CHECK(run({"--kernel", "three", "--block", "64"}) == "ok");
+    CHECK(run({"--kernel", "one", "--block", "256"}) == "ok");  // its default: as if left out
+    Parsed p({"--kernel", "two"});
+    Program prog((int)p.argv.size(), p.argv.data(), spec);
+    CHECK(prog.selected_with("--block"));
+    Parsed q({"--kernel", "one"});
+    Program other((int)q.argv.size(), q.argv.data(), spec);
+    CHECK(!other.selected_with("--block"));
+}
+
+TEST_CASE("host: program: sizes are declared once: --bench's list, its text, the largest and the option blamed") {
+    const Sizes powers = Sizes::powers_of_two(12, 28, 2);
+    CHECK(powers.bench.size() == 9);
+    CHECK(powers.text() == "2^12 to 2^28");
+    const Sizes two{"--n", {(size_t)1 << 25, (size_t)1 << 28}};
+    CHECK(two.text() == "2^25 and 2^28");
+    const Sizes shapes{"--m, --n, --k", {1024, 2048, 4096}};
+    CHECK(shapes.text(false) == "1024, 2048 and 4096");
+    Parsed b({"--bench"}), r({});
+    const Program bench = b.program(), run = r.program();
+    CHECK(two.measured(bench, 7) == std::vector<size_t>{(size_t)1 << 25, (size_t)1 << 28});
+    CHECK(two.measured(run, 7) == std::vector<size_t>{7});
+    CHECK(two.most(bench, 7) == (size_t)1 << 28);
+    CHECK(two.most(run, 7) == 7);
+    CHECK(two.blamed(bench) == "--bench");
+    CHECK(shapes.blamed(run) == "--m, --n, --k");
+    // The memory check names what it blames, before any GPU is asked.
+    try {
+        require_fits_in_host(run, shapes.blamed(run), 1e30);
+        CHECK(false);
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).rfind("--m, --n, --k: needs 1000000000000000000000.00 GB of host memory", 0) == 0);
+    }
+    CHECK(count_text(1000000) == "1000000");
+    CHECK(count_text(((size_t)1 << 24) + 3) == "2^24+3");
+    CHECK(count_text(((size_t)1 << 31) - 1) == "2^31-1");
+    CHECK(count_text(1023) == "1023");
 }
 
 TEST_CASE("host: steps: a test case belongs to the step its name begins with") {
@@ -664,30 +768,276 @@ RowResult made_row(const std::string& section, const std::string& step, const st
 
 TEST_CASE("host: measure: the CSV has one quoted-where-needed line per row, wrong rows without figures") {
     TableSpec spec;
-    spec.columns = {"traffic"};
+    spec.columns = {cols::step(), cols::kernel(), cols::own("traffic"), cols::time(), cols::rate(spec.rate), cols::check()};
     Measurements m(spec);
     RowResult a = made_row("2^25 floats", "3", "sequential", RowKind::step, {1.0e8, 2.5e7}, 0.05);
     a.cells = {"2n, \"read\""};
     m.add(a);
     m.add(made_row("2^25 floats", "4", "first_add", RowKind::step, {1.0e8, 2.5e7}, 0, RowResult::failed));
     const std::string csv = m.csv();
-    CHECK(csv.rfind("section,step,name,kind,traffic,time_ms,rate,rate_unit,percent_of_baseline,percent_of_peak,bytes,ops,status,detail\n", 0) == 0);
-    CHECK(csv.find("2^25 floats,3,sequential,step,\"2n, \"\"read\"\"\",0.05,2000,GB/s,,,100000000,25000000,ok,\n") != std::string::npos);
-    CHECK(csv.find("2^25 floats,4,first_add,step,,,,GB/s,,,100000000,25000000,failed,\n") != std::string::npos);
+    CHECK(csv.rfind("section,step,kernel,traffic,time (ms),GB/s,check,kind,bytes,ops,status\n", 0) == 0);
+    CHECK(csv.find("2^25 floats,3,sequential,\"2n, \"\"read\"\"\",0.05,2000,ok: ,step,100000000,25000000,ok\n") != std::string::npos);
+    CHECK(csv.find("2^25 floats,4,first_add,,,,FAILED:  (is TODO step 4 done?),step,100000000,25000000,failed\n") !=
+          std::string::npos);
 }
 
-TEST_CASE("host: measure: the leading columns come first, then the others; the row's cells before its check's") {
+TEST_CASE("host: measure: own columns take the row's cells, then its check's, in the list's order") {
     TableSpec spec;
-    spec.leading = {"n", "traffic"};
-    spec.columns = {"result"};
+    spec.columns = {cols::step(), cols::own("n"), cols::own("traffic"), cols::time(), cols::own("result"), cols::own("more")};
     Measurements m(spec);
     RowResult a = made_row("one size", "2", "blelloch", RowKind::step, {8e6, 1e6}, 0.01);
     a.cells = {"1000000", "2n"};
     a.check_cells = {"exact"};
-    m.add(a);
+    const std::string table = m.tabulate("", {a});
+    CHECK(table.find("| 2    | 1000000 |      2n |    0.0100 |  exact |    - |") != std::string::npos);
     const std::string csv = m.csv();
-    CHECK(csv.rfind("section,step,name,kind,n,traffic,result,time_ms,", 0) == 0);
-    CHECK(csv.find("one size,2,blelloch,step,1000000,2n,exact,0.01,") != std::string::npos);
+    CHECK(csv.rfind("section,step,n,traffic,time (ms),result,more,kind,", 0) == 0);
+    CHECK(csv.find("one size,2,1000000,2n,0.01,exact,,step,") != std::string::npos);  // a missing cell: nothing
+}
+
+// ---- measure.h: every table shape the exercises print, against what the engine printed before
+// its columns were a list (common/tests_tables.txt: the old engine's output for the same rows) ---
+namespace {
+RowResult mk(const std::string& section, const std::string& step, const std::string& name, RowKind kind, Work work,
+             double ms, RowResult::Status st, std::vector<std::string> cells, std::vector<std::string> check_cells,
+             std::string detail, std::string baseline = "") {
+    RowResult r = made_row(section, step, name, kind, work, ms, st);
+    r.rate = 0;
+    r.cells = cells, r.check_cells = check_cells, r.detail = detail, r.baseline = baseline;
+    return r;
+}
+// The made-up rows of each table shape: sections of rows, as the engine's timing would leave them.
+using Sections = std::vector<std::pair<std::string, std::vector<RowResult>>>;
+static const RowKind S = RowKind::step, B = RowKind::baseline, R = RowKind::reference;
+static const RowResult::Status OK = RowResult::ok, FAIL = RowResult::failed, LATE = RowResult::failed_after_timing,
+                               SKIP = RowResult::skipped;
+static Sections made_sections(const std::string& shape) {
+    if (shape == "01")
+        return {{"device-to-device copies of 16 to 256 MiB",
+                 {mk("", "-", "cudaMemcpy 16 MiB", R, {2.0 * 16777216, 0}, 0.0123, OK, {"reads and writes 16 MiB"}, {}, "every byte matches"),
+                  mk("", "-", "cudaMemcpy 64 MiB", R, {2.0 * 67108864, 0}, 0.0456, OK, {"reads and writes 64 MiB"}, {}, "every byte matches"),
+                  mk("", "-", "cudaMemcpy 256 MiB", R, {2.0 * 268435456, 0}, 0, SKIP, {"reads and writes 256 MiB"}, {}, "too little free GPU memory")}},
+                {"the roofs: a 1 GiB copy and the FMA kernel",
+                 {mk("", "-", "cudaMemcpy 1 GiB", R, {2.0 * 1073741824, 0}, 0.701, OK, {"reads and writes 1 GiB"}, {}, "every byte matches"),
+                  mk("", "-", "FP32 FMA kernel", S, {4.0 * 270336, 2.0 * 270336 * 8 * 4096}, 0.312, OK,
+                     {"270336 threads x 8 chains x 4096 FMAs"}, {}, "64 threads match the CPU")}}};
+    if (shape == "02")
+        return {{"", {mk("", "1", "one_block", S, {8e6, 1e6}, 0, SKIP, {}, {}, "one block holds at most 1024 threads"),
+                      mk("", "2", "many_blocks", S, {8e6, 1e6}, 0.00412, OK, {}, {}, "max error 0 (tolerance 6e-08)"),
+                      mk("", "3", "grid_stride", S, {8e6, 1e6}, 0, FAIL, {}, {}, "1 of 1000000 differ; first at [3]"),
+                      mk("", "4", "vectorized", S, {8e6, 1e6}, 0.0031, LATE, {}, {}, "2 of 1000000 differ"),
+                      mk("", "-", "cudaMemcpy device to device", B, {8e6, 0}, 0.00298, OK, {}, {}, "all 1000000 match (max abs error 0)")}},
+                {"2^28 floats (2147.5 MB moved)",
+                 {mk("", "2", "many_blocks", S, {8.0 * 268435456, 268435456}, 0.712, OK, {}, {}, "max error 0"),
+                  mk("", "4", "vectorized", S, {8.0 * 268435456, 268435456}, 0.688, OK, {}, {}, "max error 0"),
+                  mk("", "-", "cudaMemcpy device to device", B, {8.0 * 268435456, 0}, 0.676, OK, {}, {}, "all match")}}};
+    if (shape == "03")
+        return {{"64 x 64 cells, 1000 generations",
+                 {mk("", "1", "global", S, {2.0 * 4096 * 1000, 4096.0 * 1000}, 2.5, OK, {"1000"}, {"1203"}, "the same as the CPU"),
+                  mk("", "3", "single_block", S, {2.0 * 4096 * 1000, 4096.0 * 1000}, 0.9, OK, {"1"}, {"1203"}, "the same as the CPU")}},
+                {"16384 x 16384 cells, one generation (536.9 MB moved)",
+                 {mk("", "1", "global", S, {2.0 * 268435456, 268435456}, 0.41, OK, {"1"}, {"67108001"}, "the same as the CPU"),
+                  mk("", "2", "shared", S, {2.0 * 268435456, 268435456}, 0, FAIL, {"1"}, {"67108002"}, "12 cells differ"),
+                  mk("", "3", "single_block", S, {2.0 * 268435456, 268435456}, 0, SKIP, {}, {}, "one block cannot hold it"),
+                  mk("", "-", "cudaMemcpy device to device", B, {2.0 * 268435456, 0}, 0.17, OK, {"-"}, {"67108864"}, "the same bytes")}}};
+    if (shape == "04")
+        return {{"", {mk("", "1", "atomic_add", S, {4e6, 1e6}, 0.051, OK, {}, {"1234.5"}, "within the tolerance"),
+                      mk("", "2", "rows_cols", S, {4.4e6, 1e6}, 0.022, OK, {}, {"total 1234.5"}, "1000 row sums, 1000 column sums, total"),
+                      mk("", "-", "cub::DeviceReduce::Sum", B, {4e6, 1e6}, 0.0031, OK, {}, {"1234.5"}, "within the tolerance")}}};
+    if (shape == "05")
+        return {{"2^25 floats (134 MB read)",
+                 {mk("", "1", "interleaved_divergent", S, {4.0 * 33554432, 33554432}, 0.9, OK, {}, {"12345678", "0"}, "exact"),
+                  mk("", "2", "interleaved", S, {4.0 * 33554432, 33554432}, 0.6, OK, {}, {"12345678", "0"}, "exact"),
+                  mk("", "3", "sequential", S, {4.0 * 33554432, 33554432}, 0, FAIL, {}, {"12345000", "-"}, "outside the tolerance"),
+                  mk("", "4", "first_add", S, {4.0 * 33554432, 33554432}, 0.3, OK, {}, {"12345678", "0"}, "exact"),
+                  mk("", "-", "cub::DeviceReduce::Sum", B, {4.0 * 33554432, 33554432}, 0.05, OK, {}, {"12345678", "0"}, "exact"),
+                  mk("", "-", "cudaMemcpy (device to device)", R, {8.0 * 33554432, 0}, 0.09, OK, {}, {}, "all match")}}};
+    if (shape == "06")
+        return {{"", {mk("", "1", "shared_add", S, {4e6, 1e6}, 0.5, OK, {"1000000", "1 address"}, {"1000000", "1000000"}, "exact"),
+                      mk("", "2", "cas_max", S, {4e6, 1e6}, 0, FAIL, {"1000000", "1 address"}, {"17", "99"}, "wrong maximum"),
+                      mk("", "-", "cub::DeviceReduce::Sum", B, {4e6, 1e6}, 0.01, OK, {"1000000", "-"}, {"1000000", "1000000"}, "exact")}}};
+    if (shape == "07")
+        return {{"", {mk("", "1", "hillis_steele", S, {8e6, 1e6}, 0.07, OK, {"1000000", "2n log n"}, {}, "all four; float max abs error 0"),
+                      mk("", "2", "blelloch", S, {8e6, 1e6}, 0.03, OK, {"1000000", "2n"}, {}, "all four; float max abs error 0"),
+                      mk("", "3", "compact", S, {8e6, 1e6}, 0.02, OK, {"1000000", "3n"}, {}, "kept 500 of 1000000 (x > 0)", "-"),
+                      mk("", "-", "cub::DeviceScan::InclusiveSum", B, {8e6, 1e6}, 0.0051, OK, {"1000000", "2n"}, {}, "exact")}}};
+    if (shape == "08")
+        return {{"", {mk("", "1", "naive", S, {3 * 4.0 * 4194304, 2.0 * 8589934592}, 12.5, OK, {}, {}, "max error 1e-06"),
+                      mk("", "2", "tiled", S, {3 * 4.0 * 4194304, 2.0 * 8589934592}, 4.2, OK, {}, {}, "max error 1e-06"),
+                      mk("", "3", "register_blocked_2d", S, {3 * 4.0 * 4194304, 2.0 * 8589934592}, 1.1, OK, {}, {}, "max error 1e-06"),
+                      mk("", "-", "cublasSgemm", B, {3 * 4.0 * 4194304, 2.0 * 8589934592}, 0.33, OK, {}, {}, "max error 1e-06")}}};
+    if (shape == "09")
+        return {{"2^24 keys",
+                 {mk("", "-", "cudaMemcpy", R, {8.0 * 16777216, 0}, 0.05, OK, {"8"}, {}, "all match"),
+                  mk("", "-", "cub::DeviceRadixSort::SortKeys", B, {8.0 * 16777216, 16777216}, 0.6, OK, {"8"}, {}, "in order"),
+                  mk("", "-", "cub::DeviceRadixSort::SortPairs", B, {16.0 * 16777216, 16777216}, 0.9, OK, {"16"}, {}, "in order, stable", "pairs"),
+                  mk("", "1", "bitonic_tile", S, {8.0 * 16777216, 16777216}, 1.4, OK, {"8"}, {}, "every 1024-key tile in order", "-"),
+                  mk("", "2", "radix_pass", S, {16.0 * 16777216, 16777216}, 3.3, OK, {"16 (predicted 16)"}, {}, "in order, stable", "pairs"),
+                  mk("", "3", "radix_sort", S, {8.0 * 16777216, 16777216}, 1.9, OK, {"8"}, {}, "in order")}}};
+    if (shape == "10")
+        return {{"m = n = k = 4096",
+                 {mk("", "1", "mma_naive", S, {2.0 * 3 * 16777216, 2.0 * 68719476736}, 1.2, OK, {}, {"3.1e-03"}, "max error 1e-02"),
+                  mk("", "2", "mma_tiled", S, {2.0 * 3 * 16777216, 2.0 * 68719476736}, 0.25, OK, {}, {"3.1e-03"}, "max error 1e-02"),
+                  mk("", "-", "cublasGemmEx BF16", B, {2.0 * 3 * 16777216, 2.0 * 68719476736}, 0.16, OK, {}, {"-"}, "max error 1e-02"),
+                  mk("", "-", "FP32 register_blocked_2d (08)", R, {4.0 * 3 * 16777216, 2.0 * 68719476736}, 3.1, OK, {}, {"-"}, "max error 1e-03")}}};
+    if (shape == "11copies")
+        return {{"copies of 64 MiB (each pair of GPUs)",
+                 {mk("", "1", "copy 0 -> 1", S, {67108864, 0}, 0.21, OK, {}, {}, "exact"),
+                  mk("", "1", "copy 0 <-> 1", S, {2.0 * 67108864, 0}, 0.4, OK, {}, {}, "exact"),
+                  mk("", "-", "cudaMemcpy within GPU 0", B, {67108864, 0}, 0.041, OK, {}, {}, "exact")}}};
+    if (shape == "11split")
+        return {{"67108864 floats in all (128 MiB per rank)",
+                 {mk("", "2", "split_sum over 2 ranks", S, {4.0 * 67108864, 67108864}, 0.09, OK, {}, {}, "exact"),
+                  mk("", "-", "device_sum of it all on GPU 0", B, {4.0 * 67108864, 67108864}, 0.16, OK, {}, {}, "exact")}}};
+    if (shape == "11allreduce")
+        return {{"4 KiB", {mk("", "3", "ring_allreduce", S, {4096, 1024}, 0.03, OK, {}, {}, "exact on every rank"),
+                           mk("", "-", "ncclAllReduce", B, {4096, 1024}, 0.012, OK, {}, {}, "exact on every rank")}},
+                {"256 MiB", {mk("", "3", "ring_allreduce", S, {268435456, 67108864}, 2.9, OK, {}, {}, "exact on every rank"),
+                             mk("", "4", "direct_allreduce", S, {268435456, 67108864}, 0, FAIL, {}, {}, "rank 1 [5]: 3, expected 4"),
+                             mk("", "-", "ncclAllReduce", B, {268435456, 67108864}, 1.4, OK, {}, {}, "exact on every rank")}}};
+    if (shape == "11buckets")
+        return {{"256 MiB of gradients per rank in 4 buckets of 64 MiB; 8 multiply-adds per gradient",
+                 {mk("", "5", "overlap_buckets", S, {268435456, 2.0 * 8 * 67108864}, 3.2, OK, {}, {}, "exact sums"),
+                  mk("", "-", "no overlap", B, {268435456, 2.0 * 8 * 67108864}, 4.1, OK, {}, {}, "exact sums")}}};
+    return {};
+}
+struct Scenario { std::string name; TableSpec spec; Sections sections; };
+static std::string rate03(double per_second) {
+    if (per_second >= 1e9) return strf("%.1f G", per_second / 1e9);
+    if (per_second >= 1e6) return strf("%.1f M", per_second / 1e6);
+    return strf("%.0f", per_second);
+}
+// Each exercise's table, as its main.cpp declares it (with made-up peaks).
+static std::vector<Scenario> scenarios() {
+    using namespace cols;
+    std::vector<Scenario> out;
+    auto add = [&](const std::string& name, TableSpec t) { out.push_back({name, t, made_sections(name)}); };
+    { TableSpec t; t.title = "device 0"; t.rate = ops_rate("GFLOP/s", 1e9, "FLOP", "%.0f"); t.footer = "f";
+      t.columns = {step(), kernel(), own("one run"), time(), rate(t.rate), gb_per_s(), of_peak("FP32 peak", 66900),
+                   of_bytes_peak("DRAM peak", 3352), check()}; add("01", t); }
+    { TableSpec t; t.title = "out[i] = a * x[i]";
+      t.columns = {step(), kernel(), time(), rate(t.rate), of_baseline("% of copy"), of_peak("DRAM peak", 3352), check()}; add("02", t); }
+    { TableSpec t; t.title = "Conway's Game of Life"; t.rate = ops_rate("cell updates/s", 1, "cell updates"); t.rate.text = rate03;
+      t.columns = {step(), kernel(), time(), rate(t.rate), gb_per_s(), of_baseline("% of copy"), of_bytes_peak("DRAM peak", 3352),
+                   own("launches"), own("live cells"), check()}; add("03", t); }
+    { TableSpec t; t.title = "sums of n floats";
+      t.columns = {step(), kernel(), own("result"), time(), rate(t.rate), of_baseline("% of CUB"), of_peak("DRAM peak", 3352), check()}; add("04", t); }
+    { TableSpec t; t.title = "sum of n floats";
+      t.columns = {step(), kernel(), time(), rate(t.rate), of_baseline("% of CUB"), vs_previous(), of_peak("DRAM peak", 3352),
+                   own("GPU sum"), own("error"), check()}; add("05", t); }
+    { TableSpec t; t.title = "n threads updating shared memory"; t.rate = ops_rate("M updates/s", 1e6, "updates");
+      t.columns = {step(), kernel(), own("updates"), own("atomics"), time(), rate(t.rate), of_baseline("% of CUB"),
+                   of_peak("DRAM peak (4 B an update)", 3352 * 1e3 / 4), own("result"), own("expected"), check()}; add("06", t); }
+    { TableSpec t; t.title = "inclusive scan of n ints"; t.rate.ops_name = "additions";
+      t.columns = {step(), kernel(), own("n"), own("traffic"), time(), rate(t.rate), of_baseline("% of CUB"), of_peak("DRAM peak", 3352),
+                   check("check (steps: int and float, inclusive and exclusive)")}; add("07", t); }
+    { TableSpec t; t.title = "C = A * B in FP32"; t.rate = ops_rate("GFLOP/s", 1e9, "FLOP", "%.0f");
+      t.columns = {step(), kernel(), time("%.3f"), rate(t.rate), of_baseline("% of cuBLAS"), vs_previous(), of_peak("FP32 peak", 66900), check()}; add("08", t); }
+    { TableSpec t; t.title = "sorting n 32-bit keys"; t.rate = ops_rate("G keys/s", 1e9, "keys", "%.2f");
+      t.columns = {step(), kernel(), own("B/key"), time("%.3f"), rate(t.rate), of_baseline("% of CUB"), at_copy_speed("at copy speed", t.rate),
+                   of_copy_speed(), check()}; add("09", t); }
+    { TableSpec t; t.title = "C = A * B, BF16 inputs, FP32 sums"; t.rate = ops_rate("TFLOP/s", 1e12, "FLOP");
+      t.compute_roof = {"BF16 clock peak 1071 TFLOP/s", 1071e12};
+      t.columns = {step(), kernel(), time("%.3f"), rate(t.rate), of_baseline("% of cuBLAS"), of_peak("BF16 clock peak", 1071),
+                   own("error vs float inputs"), check()}; add("10", t); }
+    { TableSpec t; t.title = "copies between GPUs"; add("11copies", t); }
+    { TableSpec t; t.title = "the sum of one array spread over the ranks";
+      t.columns = {step(), kernel(), time(), rate(t.rate), of_baseline("% of one GPU"), check()}; add("11split", t); }
+    { TableSpec t; t.title = "all-reduce"; t.rate.heading = "busbw GB/s"; t.calls_per_run = 20;
+      t.columns = {step(), kernel(), time(), rate(t.rate), of_baseline("% of NCCL"), check()}; add("11allreduce", t); }
+    { TableSpec t; t.title = "gradient buckets";
+      t.columns = {step(), kernel(), time(), rate(t.rate), of_baseline("% of no overlap"), check()}; add("11buckets", t); }
+    return out;
+}
+
+std::string plot_text(const RooflinePlot& p) {
+    std::string s = "title=" + p.title + "\nsubtitle=" + p.subtitle + "\nops=" + p.ops_name +
+                    strf("\ncompute=%.6g ", p.compute_roof) + p.compute_label + "\n";
+    for (auto& r : p.memory_roofs) s += strf("roof %s %.6g %d\n", r.label.c_str(), r.bytes_per_s, (int)r.measured);
+    for (auto& q : p.points)
+        s += strf("point %s %.6g %.6g %d\n", q.label.c_str(), q.intensity, q.ops_per_s, (int)q.reference);
+    return s;
+}
+// RFC 4180 lines -> rows of fields (no line breaks inside fields here).
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> f(1);
+        bool quoted = false;
+        for (size_t i = 0; i < line.size(); ++i) {
+            const char c = line[i];
+            if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') f.back() += '"', ++i;
+            else if (c == '"') quoted = !quoted;
+            else if (c == ',' && !quoted) f.emplace_back();
+            else f.back() += c;
+        }
+        rows.push_back(f);
+    }
+    return rows;
+}
+std::string field(const std::vector<std::vector<std::string>>& rows, size_t row, const std::string& heading) {
+    const auto& head = rows.at(0);
+    const size_t c = std::find(head.begin(), head.end(), heading) - head.begin();
+    return c < head.size() && c < rows.at(row).size() ? rows[row][c] : "<no column " + heading + ">";
+}
+}  // namespace
+
+TEST_CASE("host: measure: every table shape keeps its columns and numbers; the CSV has the table's columns") {
+    std::ifstream in(std::filesystem::path(course_root()) / "common" / "tests_tables.txt", std::ios::binary);
+    REQUIRE(in);
+    std::map<std::string, std::string> old;  // "02 table" -> what the old engine printed
+    std::string key;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("@@@ ", 0) == 0) key = line.substr(4);
+        else old[key] += line + "\n";
+    }
+    // The old CSV's percent_of_peak: the column of the rate's peak, where the table had one.
+    const std::map<std::string, std::string> peak = {
+        {"01", "% of FP32 peak"}, {"02", "% of DRAM peak"}, {"04", "% of DRAM peak"}, {"05", "% of DRAM peak"},
+        {"06", "% of DRAM peak (4 B an update)"}, {"07", "% of DRAM peak"}, {"08", "% of FP32 peak"},
+        {"10", "% of BF16 clock peak"}};
+    const auto all = scenarios();
+    CHECK(all.size() == 14);
+    for (const auto& sc : all) {
+        CAPTURE(sc.name);
+        Measurements m(sc.spec);
+        std::string tables;
+        for (auto sec : sc.sections) {
+            for (auto& r : sec.second) r.section = sec.first;
+            tables += m.tabulate(sec.first, sec.second);
+        }
+        CHECK(tables == old[sc.name + " table"]);
+        CHECK(plot_text(m.plot()) == old[sc.name + " plot"]);
+        // The CSV: the table's headings, then kind, bytes, ops and status; the old CSV's values in them.
+        const auto now = csv_rows(m.csv()), before = csv_rows(old[sc.name + " csv"]);
+        REQUIRE(now.size() == before.size());
+        std::vector<std::string> head = {"section"};
+        for (const Column& c : m.columns()) head.push_back(c.heading);
+        for (const char* h : {"kind", "bytes", "ops", "status"}) head.push_back(h);
+        CHECK(now[0] == head);
+        const std::string rate = sc.spec.rate.heading;
+        std::string baseline;
+        for (const Column& c : m.columns())
+            if (c.heading.rfind("% of ", 0) == 0 && baseline.empty() && c.heading.find("peak") == std::string::npos)
+                baseline = c.heading;
+        for (size_t i = 1; i < now.size(); ++i) {
+            CAPTURE(i);
+            for (const char* same : {"section", "step", "kind", "bytes", "ops", "status"})
+                CHECK(field(now, i, same) == field(before, i, same));
+            CHECK(field(now, i, "kernel") == field(before, i, "name"));
+            CHECK(field(now, i, "time (ms)") == field(before, i, "time_ms"));
+            const std::string old_rate = field(before, i, "rate");
+            CHECK(field(now, i, rate) == (old_rate == "0" ? "" : old_rate));  // no rate: now nothing, as in the table
+            if (!baseline.empty()) CHECK(field(now, i, baseline) == field(before, i, "percent_of_baseline"));
+            if (peak.count(sc.name)) CHECK(field(now, i, peak.at(sc.name)) == field(before, i, "percent_of_peak"));
+            const std::string check = field(now, i, m.columns().back().heading);
+            const std::string detail = field(before, i, "detail");
+            CHECK(check.find(detail) != std::string::npos);
+            for (size_t k = 4; k < before[0].size() && before[0][k] != "time_ms"; ++k)  // the own columns
+                CHECK(field(now, i, before[0][k]) == before[i][k]);
+        }
+    }
 }
 
 TEST_CASE("host: measure: the roofline SVG has the roofs, a point per timed row, and escapes text") {
@@ -746,24 +1096,23 @@ TEST_CASE("host: measure: a comparison is a row's check; a rate of operations na
     CHECK(!wrong.ok);
     CHECK(wrong.detail == "1 of 3 differ; first at [1]: got 5, expected 2");
     TableSpec t;
-    CHECK(!t.rate_counts_ops);
-    t.count_ops("G keys/s", 1e9, "keys");
-    CHECK(t.rate == "G keys/s");
-    CHECK(t.rate_counts_ops);
-    CHECK(t.rate_unit == 1e9);
-    CHECK(t.ops_name == "keys");
+    CHECK(!t.rate.counts_ops);
+    t.rate = ops_rate("G keys/s", 1e9, "keys");
+    CHECK(t.rate.heading == "G keys/s");
+    CHECK(t.rate.counts_ops);
+    CHECK(t.rate.unit == 1e9);
+    CHECK(t.rate.ops_name == "keys");
 }
 
 TEST_CASE("host: measure: the plot keeps a table's own compute roof; a table of keys gets none by default") {
     TableSpec own;
-    own.compute_roof = 989.4e12;
-    own.compute_roof_name = "BF16 tensor peak 989 TFLOP/s";
+    own.compute_roof = {"BF16 tensor peak 989 TFLOP/s", 989.4e12};
     Measurements a(own);
     a.add(made_row("1024", "1", "mma", RowKind::step, {1e6, 1e9}, 0.5));
     CHECK(a.plot().compute_roof == 989.4e12);
     CHECK(a.plot().compute_label == "BF16 tensor peak 989 TFLOP/s");
     TableSpec keys;
-    keys.count_ops("G keys/s", 1e9, "keys");
+    keys.rate = ops_rate("G keys/s", 1e9, "keys");
     Measurements b(keys);
     b.add(made_row("2^20", "4", "radix_sort", RowKind::step, {8e6, 1e6}, 0.1));
     CHECK(b.plot().compute_roof == 0);
@@ -965,9 +1314,7 @@ TEST_CASE("gpu: measure: a row's % compares with the baseline it names, or none;
         {"3", "against_none", fill(5), fine, "", {}, RowKind::step, Work{}, {}, "-"},
     };
     TableSpec spec;
-    spec.rate_counts_ops = true;
-    spec.baseline_column = "% of the library";
-    spec.copy_roof = "at copy speed";
+    spec.rate.counts_ops = true;
     Measurements m(spec, BenchConfig{1, 3, false});
     m.section("", Work{bytes, bytes / 4}, rows);
     CHECK(m.finish() == 0);
