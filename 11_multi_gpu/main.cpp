@@ -1,6 +1,6 @@
 // 11_multi_gpu/main.cpp: one job on several GPUs. Each step gets a table: the links between the
 // GPUs and what a copy over them reaches; the split sum against one GPU; the all-reduce by the
-// ring, by one kernel per GPU (one shot and two shots) and by NCCL, in the same run, each timing
+// ring, by one kernel per GPU (one shot, two shots, the ring's rounds) and by NCCL, in one run, each timing
 // 20 calls back to back as nccl-tests does (bus bandwidth); gradient buckets with and without
 // overlap. --bench takes the all-reduce from 8 B to 1 GiB per rank and ends with a summary.
 #include <cstdlib>
@@ -247,12 +247,14 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
                       std::vector<RowResult>& all) {
     CUDA_CHECK(cudaSetDevice(0));  // the tables time on the current device: rank 0's
     const auto *ring_step = step_of<RingFn>(), *nccl_step = step_of<NcclFn>(), *direct_step = step_of<DirectFn>();
+    const auto* ring_kernel_step = step_of<RingKernelFn>();
     const bool want_ring = p.selected(ring_step->name), want_nccl = p.selected(nccl_step->name),
-               want_direct = p.selected(direct_step->name);
+               want_direct = p.selected(direct_step->name), want_ring_kernel = p.selected(ring_kernel_step->name);
     const RingFn ring = std::get<RingFn>(ring_step->run);
     const NcclFn nccl = std::get<NcclFn>(nccl_step->run);
     const DirectFn direct = std::get<DirectFn>(direct_step->run);
-    std::printf("== Steps 3 to 5: the all-reduce, by a ring, by NCCL, by one kernel per GPU ==\n\n");
+    const RingKernelFn ring_kernel = std::get<RingKernelFn>(ring_kernel_step->run);
+    std::printf("== Steps 3, 4, 5 and 7: the all-reduce, by a ring, by NCCL, by one kernel per GPU ==\n\n");
     Team team(set.ranks, first_devices(set.gpus)), copies(set.ranks, first_devices(set.gpus), Reach::copies);
     const int R = team.size();
     NcclSet comms;
@@ -260,7 +262,8 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
     const size_t most = *std::max_element(sizes.begin(), sizes.end()) / sizeof(float);
     std::string no_mesh = why_no_mesh(team);
     std::unique_ptr<PeerMesh> mesh;
-    if (want_direct && no_mesh.empty()) mesh = std::make_unique<PeerMesh>(team, std::min(4 * most, kMeshMostBytes));
+    if ((want_direct || want_ring_kernel) && no_mesh.empty())
+        mesh = std::make_unique<PeerMesh>(team, want_direct ? std::min(4 * most, kMeshMostBytes) : 16);
     PerRank<float> send(team, most), recv(team, most), staging(team, (most + R - 1) / R);
     std::vector<float> wanted(most, 0.0f);  // sums of whole numbers: exact in float
     for (int r = 0; r < R; ++r) {
@@ -327,6 +330,13 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
                                 !no_mesh.empty() ? no_mesh : fits ? "" : "larger than the mesh's staging (" + size_text(kMeshMostBytes) + ")",
                                 poison});
             }
+        if (want_ring_kernel) {
+            auto run = [ring_kernel, &mesh, bytes](const Team& t, const AllReduce& a) {
+                ring_kernel(t, *mesh, a, ring_kernel_blocks(bytes));
+            };
+            rows.push_back({label(*ring_kernel_step), ring_kernel_step->name,
+                            mesh ? std::function<void()>(on(team, run)) : std::function<void()>(), check, no_mesh, poison});
+        }
         if (want_nccl) {
             auto with = [nccl](const std::unique_ptr<NcclComms>& c) {
                 return [nccl, &c](const Team& t, const AllReduce& a) { nccl(t, a, c->get()); };
@@ -355,14 +365,17 @@ int measure_allreduce(const Program& p, const Settings& set, const std::vector<s
             return a && b ? strf("%.0f", 100 * b->ms / a->ms) : std::string("-");
         };
         auto best = [](const RowResult* a, const RowResult* b) { return !a ? b : !b ? a : a->ms <= b->ms ? a : b; };
-        Table t({"size per rank", "ring (us)", "one shot (us)", "two shots (us)", "NCCL (us)", "ring busbw",
-                 "direct busbw", "NCCL busbw", "ring % of NCCL", "direct % of NCCL"});
+        Table t({"size per rank", "ring (us)", "one shot (us)", "two shots (us)", "ring_kernel (us)", "NCCL (us)",
+                 "ring busbw", "direct busbw", "ring_kernel busbw", "NCCL busbw", "ring % of NCCL", "direct % of NCCL",
+                 "ring_kernel % of NCCL"});
         for (size_t bytes : sizes) {
             const std::string s = strf("%s per rank", size_text((double)bytes).c_str());
             const RowResult *ring_r = find(s, ring_step->name), *one = find(s, "direct, one shot"),
-                            *two = find(s, "direct, two shots"), *nccl_r = find(s, nccl_step->name), *direct_r = best(one, two);
-            t.row({size_text((double)bytes), us(ring_r), us(one), us(two), us(nccl_r), bus(ring_r), bus(direct_r),
-                   bus(nccl_r), share(ring_r, nccl_r), share(direct_r, nccl_r)});
+                            *two = find(s, "direct, two shots"), *nccl_r = find(s, nccl_step->name), *direct_r = best(one, two),
+                            *kernel_r = find(s, ring_kernel_step->name);
+            t.row({size_text((double)bytes), us(ring_r), us(one), us(two), us(kernel_r), us(nccl_r), bus(ring_r),
+                   bus(direct_r), bus(kernel_r), bus(nccl_r), share(ring_r, nccl_r), share(direct_r, nccl_r),
+                   share(kernel_r, nccl_r)});
         }
         std::printf("\nSummary (busbw in GB/s: size / time x %s; direct: the faster of one and two shots):\n\n",
                     factor_text(R).c_str());
@@ -563,7 +576,8 @@ int main(int argc, char** argv) {
     int failures = 0;
     if (p.selected(step_of<ExchangeFn>()->name)) failures += measure_machine(p, set, all);
     if (p.selected(step_of<SplitSumFn>()->name)) failures += measure_split(p, set, all);
-    if (p.selected(step_of<RingFn>()->name) || p.selected(step_of<NcclFn>()->name) || p.selected(step_of<DirectFn>()->name))
+    if (p.selected(step_of<RingFn>()->name) || p.selected(step_of<NcclFn>()->name) || p.selected(step_of<DirectFn>()->name) ||
+        p.selected(step_of<RingKernelFn>()->name))
         failures += measure_allreduce(p, set, p.bench ? sweep : std::vector<size_t>{4 * set.n}, p.bench, all);
     if (p.selected(step_of<OverlapFn>()->name)) failures += measure_overlap(p, set, all);
 

@@ -293,12 +293,21 @@ struct MeshView {
     int gpus = 0;                       // the team's distinct devices, in order of their first rank
     void* staging[2][kMaxRanks] = {};   // [call parity][rank]: room for capacity bytes each
     unsigned* flags[kMaxRanks] = {};    // [gpu]: the words other GPUs' kernels set in this one's memory
+    int gpu_of[kMaxRanks] = {};         // [rank]: its GPU, an index into flags
 };
 // Where a GPU's kernel finds the flag that GPU `from` sets for block `block`'s barrier `phase`,
 // in the flag words of any GPU (`words` = MeshView::flags[gpu]).
 __host__ __device__ inline unsigned* flag_word(unsigned* words, int block, int phase, int from) {
     return words + ((size_t)block * kMeshPhases + phase) * kMaxRanks + from;
 }
+// Step 7's flags, after step 5's in the same words: the one rank `from` sets once block `block`
+// has finished round `round` (0: it has entered the call), 0 <= round < kRingMostRounds.
+constexpr int kRingMostRounds = 2 * kMaxRanks - 1;
+__host__ __device__ inline unsigned* ring_flag(unsigned* words, int block, int round, int from) {
+    return words + (size_t)kMeshBlocks * kMeshPhases * kMaxRanks + ((size_t)block * kRingMostRounds + round) * kMaxRanks + from;
+}
+// The flag words each GPU holds: step 5's barriers and step 7's rounds.
+constexpr size_t kMeshFlagWords = (size_t)kMeshBlocks * (kMeshPhases + kRingMostRounds) * kMaxRanks;
 // The ranks whose work one GPU's kernel does (normally one; several with virtual ranks).
 struct LocalRanks {
     int gpu = 0;                      // this GPU's index in MeshView::flags
@@ -351,15 +360,19 @@ __host__ __device__ inline Range block_slice(Range range, int blocks, int block)
 // Given (team.cu): the ranks of each GPU of the mesh, with their buffers of `job`, in the order of
 // MeshView::flags: what each GPU's kernel takes as its argument.
 std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, const AllReduce& job);
+// Given (team.cu): stops the program with one line if the job's bytes per rank exceed the
+// mesh's staging (what step 5's kernels copy each rank's data into).
+void require_staging(const PeerMesh& mesh, const AllReduce& job);
 #ifdef __CUDACC__
 // Given: a spinning thread calls this in its loop (`since` starts at 0); after 10 s without the
-// flag it waits for, it says which barrier is stuck and stops the kernel, instead of hanging.
+// flag it waits for, it says which flag is stuck (`phase`: step 5's barrier, or step 7's round)
+// and stops the kernel, instead of hanging.
 __device__ inline void stuck_check(unsigned long long& since, int block, int phase, unsigned call) {
     unsigned long long now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     if (since == 0) since = now;
     if (now - since > 10000000000ull) {
-        printf("direct_allreduce: block %d waited 10 s at barrier %d of call %u: a GPU never arrived, "
+        printf("block %d waited 10 s for flag %d (barrier or round) of call %u: a GPU never arrived, "
                "or the flags it waits for are not the ones that were set. Stopping the kernel.\n",
                block, phase, call);
         __trap();
@@ -414,6 +427,20 @@ void serial_step(const Team& compute, const GradientJob& job, const AllReduceFn&
 // compute team: the caller begins and ends on it alone.
 void overlapped_step(const Team& compute, const Team& comm, const GradientJob& job, const AllReduceFn& allreduce);
 
+// ---- Step 7: the ring in one kernel per GPU (optional) -----------------------------------------
+// Step 3's rounds without step 3's fixed cost: one kernel per GPU of step 5's mesh runs every
+// round, reading the left neighbour's buffers over the link, and the blocks of neighbouring ranks
+// pass each round on through flags (ring_flag) instead of events and launches.
+struct RingBuffers {
+    const void* send[kMaxRanks] = {};  // [rank]: the job's buffers, every rank's
+    void* recv[kMaxRanks] = {};
+};
+// recv[r] = the sum of every rank's send, like ring_allreduce, for any count (no staging, so no
+// limit but memory); `blocks` (1 .. kMeshBlocks) per GPU.
+void ring_kernel_allreduce(const Team& team, const PeerMesh& mesh, const AllReduce& job, int blocks);
+// The blocks a GPU's kernel uses for `bytes` per rank (given: measured on H100s, LECTURE.md).
+int ring_kernel_blocks(size_t bytes);
+
 // ---- Predictions (yours in starter.cu; the working-out in answers.cpp, once they pass) ---------
 // Step 2: split_sum over 4 GPUs and 2^28 floats: bytes that cross from one GPU to another.
 extern const long long kSplitSumBytesBetweenGpus;
@@ -433,6 +460,9 @@ extern const long long kTwoShotsBytesInAt4;
 // Step 6: 8 buckets; producing one takes 1.0 ms, all-reducing one 0.5 ms, and the two never slow
 // each other down: how many ms does overlapped_step take?
 extern const double kOverlappedMsFor8Buckets;
+// Step 7: ring_allreduce (step 3) over 4 GPUs, one rank each: how many kernels and copies does one
+// call queue, each of them behind a wait for another GPU's event?
+extern const long long kRingQueuedAt4;
 
 // ---- The steps ---------------------------------------------------------------------------------
 // Each step's launcher is the function its TODOs ask for; their signatures differ, so a step's
@@ -443,7 +473,8 @@ using RingFn = void (*)(const Team&, const AllReduce&);
 using NcclFn = void (*)(const Team&, const AllReduce&, const std::vector<ncclComm_t>&);
 using DirectFn = void (*)(const Team&, const PeerMesh&, const AllReduce&, Shots, int);
 using OverlapFn = void (*)(const Team&, const Team&, const GradientJob&, const AllReduceFn&);
-using StepFn = std::variant<ExchangeFn, SplitSumFn, RingFn, NcclFn, DirectFn, OverlapFn>;
+using RingKernelFn = void (*)(const Team&, const PeerMesh&, const AllReduce&, int);
+using StepFn = std::variant<ExchangeFn, SplitSumFn, RingFn, NcclFn, DirectFn, OverlapFn, RingKernelFn>;
 
 struct StepInfo {
     bool gpu_per_rank = false;  // needs a GPU of its own for every rank: no virtual ranks (NCCL)
@@ -455,4 +486,5 @@ inline const Step<StepFn, StepInfo> kSteps[] = {
     {4, "nccl", nccl_allreduce, {true}},
     {5, "direct", direct_allreduce},
     {6, "overlap", overlapped_step, {}, "--bucket --work"},
+    {7, "ring_kernel", ring_kernel_allreduce},
 };

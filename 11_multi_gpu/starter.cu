@@ -190,14 +190,29 @@ template <> struct Quad<int> { using type = int4; };
 // A flag word of the mesh, written by one GPU and read by another: its order is the whole system's.
 using SystemFlag = cuda::atomic_ref<unsigned, cuda::thread_scope_system>;
 
+// Sets a flag word of the mesh (another GPU's memory, or this one's) to `call`: everything this
+// thread could see before (its block's writes too, after a block-wide barrier) is visible to a
+// thread of any GPU that sees the flag. One thread calls it.
+__device__ void set_flag(unsigned* word, unsigned call) {
+    // TODO(step 5): the flags are other GPUs' memory: which scope and which order does the store
+    //               need, so that what the block wrote before it is seen with it?
+}
+
+// Waits until a flag word of this GPU's memory says `call` or later, then everything its setter
+// made visible is visible to this thread. One thread calls it; block and phase are for stuck_check.
+__device__ void wait_flag(unsigned* word, unsigned call, int block, int phase) {
+    // TODO(step 5): spin until the word says this call has arrived, calling stuck_check as you do.
+    //               Which order does the load need? A GPU may already be a call ahead: what
+    //               does "arrived" compare?
+}
+
 // Every GPU's block blockIdx.x meets the same block of every other GPU at barrier `phase` of
 // call `call`: after it, each block may read what the others wrote before it. Every thread of
 // the block calls it.
 __device__ void mesh_barrier(const MeshView& mesh, int gpu, int phase, unsigned call) {
     // TODO(step 5): tell every GPU (this one too) that this block has arrived, once all of its
     //   threads' writes are done; then wait until every GPU's block has arrived, and only then let
-    //   any thread go on. The flags are other GPUs' memory: which scope and which order do the
-    //   store and the load need? A GPU may already be a call ahead: what does "arrived" compare?
+    //   any thread go on. Each GPU waits on words in its own memory (flag_word says where).
 }
 
 // Given: out[i] = in[i] for i in `slice`, by the block; 16-byte loads where `in + slice.begin` is
@@ -283,11 +298,22 @@ __global__ void __launch_bounds__(kDirectThreads) two_shots(const MeshView* view
     CUDA_CHECK_LAUNCH();
 }
 
+// Queues one kernel per GPU of the mesh: `launch(local, call, stream)` queues the kernel of the
+// GPU whose ranks `local` lists, on `stream`, with the call's number `call`.
+template <class Launch>
+static void launch_per_gpu(const Team& team, const PeerMesh& mesh, const AllReduce& job, Launch launch) {
+    // TODO(step 5): one kernel per GPU, on the stream of that GPU's first rank, under the entry
+    //   and exit rules for every rank of the GPU (local_ranks lists them). Each call takes its
+    //   number from the mesh: when, and how many times? And a call with nothing to add: does it
+    //   take one?
+}
+
+// Given: step 5's all-reduce, one kernel per GPU.
 void direct_allreduce(const Team& team, const PeerMesh& mesh, const AllReduce& job, Shots shots, int blocks) {
-    // TODO(step 5): one kernel per GPU (launch_direct), on the stream of that GPU's first rank,
-    //   under the entry and exit rules for every rank of the GPU (local_ranks lists them). Each
-    //   call takes its number from the mesh: when, and how many times? And a call with nothing
-    //   to add: does it take one?
+    require_staging(mesh, job);
+    launch_per_gpu(team, mesh, job, [&](const LocalRanks& g, unsigned call, cudaStream_t stream) {
+        launch_direct(mesh, g, job, call, shots, blocks, stream);
+    });
 }
 
 // ---- Step 6: overlap --------------------------------------------------------------------------
@@ -305,4 +331,78 @@ void overlapped_step(const Team& compute, const Team& comm, const GradientJob& j
         //               once rank r's compute stream has produced it.
     }
     // TODO(step 6): the exit rule holds for the compute team: what must its streams wait for?
+}
+
+// ---- Step 7: the ring in one kernel per GPU --------------------------------------------------
+
+// TODO(step 7): predict (multi_gpu.h): the kernels and copies step 3's ring queues in one call over
+//               4 GPUs, each of them behind a wait for another GPU's event.
+const long long kRingQueuedAt4 = -1;  // your prediction
+
+// Given: out[i] = theirs[i], or with `add` mine[i] + theirs[i], for i in `slice`, by the block.
+// theirs is usually another GPU's memory, far away: each thread keeps four 16-byte loads in
+// flight where every pointer is 16 bytes aligned at slice.begin, single elements otherwise.
+template <class T, bool add>
+__device__ void move_slice(T* out, const T* mine, const T* theirs, Range slice) {
+    using Q = typename Quad<T>::type;
+    size_t i = slice.begin;
+    const uintptr_t bits = reinterpret_cast<uintptr_t>(out + i) | reinterpret_cast<uintptr_t>(theirs + i) |
+                           (add ? reinterpret_cast<uintptr_t>(mine + i) : 0);
+    if (bits % 16 == 0) {
+        const size_t quads = slice.size() / 4, step = blockDim.x;
+        const Q* t = reinterpret_cast<const Q*>(theirs + i);
+        const Q* m = reinterpret_cast<const Q*>(mine + i);
+        Q* o = reinterpret_cast<Q*>(out + i);
+        for (size_t q = threadIdx.x; q < quads; q += 4 * step) {
+            Q v[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (q + k * step < quads) v[k] = t[q + k * step];
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (q + k * step < quads) {
+                    if (add) {
+                        const Q w = m[q + k * step];
+                        v[k].x += w.x, v[k].y += w.y, v[k].z += w.z, v[k].w += w.w;
+                    }
+                    o[q + k * step] = v[k];
+                }
+        }
+        i += 4 * quads;
+    }
+    for (i += threadIdx.x; i < slice.end; i += blockDim.x) out[i] = add ? mine[i] + theirs[i] : theirs[i];
+}
+
+// Step 3's ring, with every round in one kernel per GPU: block b of each rank works on slice b
+// of every segment (block_slice of quad_segment), so it needs only block b of its neighbours, and
+// waits for their flags (ring_flag) instead of events. `all` holds every rank's send and recv.
+template <class T>
+__global__ void __launch_bounds__(kDirectThreads) ring_rounds(const MeshView* view, LocalRanks local, RingBuffers all,
+                                                              size_t count, unsigned call) {
+    const MeshView& mesh = *view;
+    const int n = mesh.ranks, b = blockIdx.x, rounds = 2 * (n - 1);
+    // TODO(step 7): a ring of one rank: recv must still hold the sum.
+    // TODO(step 7): entry: tell the rank that reads each of this GPU's ranks (set_flag, round 0)
+    //   that it may start. Every flag goes into the memory of the GPU that waits for it.
+    // TODO(step 7): rounds 1 .. rounds, and in each every rank of this GPU: wait for what the round
+    //   reads, then add (reduce-scatter) or copy (all-gather) this block's slice of one segment
+    //   with move_slice, then announce the round. Which segment, and which flag of which rank?
+    //   When may one thread announce what the whole block wrote?
+    // TODO(step 7): exit: this GPU's ranks may pass the call only when whoever reads their buffers
+    //   has finished. Which flag says so?
+}
+
+// Given: the ring in one kernel per GPU (ring_rounds), under step 5's entry and exit rules.
+void ring_kernel_allreduce(const Team& team, const PeerMesh& mesh, const AllReduce& job, int blocks) {
+    RingBuffers all;
+    for (int r = 0; r < team.size(); ++r) {
+        all.send[r] = job.send[r];
+        all.recv[r] = job.recv[r];
+    }
+    launch_per_gpu(team, mesh, job, [&](const LocalRanks& g, unsigned call, cudaStream_t stream) {
+        const MeshView* view = mesh.device_view(g.gpu);
+        if (job.type == DType::i32) ring_rounds<int><<<blocks, kDirectThreads, 0, stream>>>(view, g, all, job.count, call);
+        else ring_rounds<float><<<blocks, kDirectThreads, 0, stream>>>(view, g, all, job.count, call);
+        CUDA_CHECK_LAUNCH();
+    });
 }

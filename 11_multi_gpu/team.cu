@@ -244,7 +244,7 @@ void serial_step(const Team& compute, const GradientJob& job, const AllReduceFn&
         allreduce(compute, bucket_allreduce(job, begin, std::min(job.count, begin + job.bucket)));
 }
 
-// ---- The mesh of step 5 -------------------------------------------------------------------------
+// ---- The mesh of steps 5 and 7 -----------------------------------------------------------------------
 std::string why_no_mesh(const Team& team) {
     for (int a = 0; a < team.size(); ++a)
         for (int b = 0; b < team.size(); ++b)
@@ -269,11 +269,12 @@ PeerMesh::PeerMesh(const Team& team, size_t capacity_bytes) : team_(&team), capa
         const int d = team.device(r);
         const auto at = std::find(gpu_device_.begin(), gpu_device_.end(), d);
         gpu_of_.push_back((int)(at - gpu_device_.begin()));
+        view_.gpu_of[r] = gpu_of_.back();
         if (at == gpu_device_.end()) gpu_device_.push_back(d);
     }
     view_.gpus = (int)gpu_device_.size();
     OnDevice keep(team.device(0));
-    const size_t flag_bytes = (size_t)kMeshBlocks * kMeshPhases * kMaxRanks * sizeof(unsigned);
+    const size_t flag_bytes = kMeshFlagWords * sizeof(unsigned);
     for (int g = 0; g < view_.gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(gpu_device_[g]));
         CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&view_.flags[g]), flag_bytes));
@@ -302,10 +303,13 @@ PeerMesh::~PeerMesh() {
     for (MeshView* v : device_views_) cudaFree(v);
 }
 
-std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, const AllReduce& job) {
+void require_staging(const PeerMesh& mesh, const AllReduce& job) {
     if (job.count * dtype_size(job.type) > mesh.capacity())
         refuse("direct_allreduce: " + std::to_string(job.count * dtype_size(job.type)) +
                " bytes per rank do not fit the mesh's staging buffers of " + std::to_string(mesh.capacity()));
+}
+
+std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, const AllReduce& job) {
     std::vector<LocalRanks> gpus((size_t)mesh.view().gpus);
     for (int r = 0; r < team.size(); ++r) {
         LocalRanks& g = gpus[(size_t)mesh.gpu_of(r)];
@@ -316,6 +320,12 @@ std::vector<LocalRanks> local_ranks(const Team& team, const PeerMesh& mesh, cons
         ++g.count;
     }
     return gpus;
+}
+
+int ring_kernel_blocks(size_t bytes) {
+    // One block per 32 KiB per rank, up to all 64: on 3 and 4 H100s, 64 blocks read the links at
+    // NCCL's pace from 16 MiB up, and fewer cost nothing that shows at small sizes (LECTURE.md).
+    return (int)std::clamp<size_t>((bytes + (32 << 10) - 1) / (32 << 10), 1, kMeshBlocks);
 }
 
 int direct_blocks(size_t bytes, Shots shots) {

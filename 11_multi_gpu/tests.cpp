@@ -369,6 +369,12 @@ AllReduceFn direct_fn(const PeerMesh& mesh, Shots shots, int blocks = 0) {
         direct_allreduce(t, mesh, a, shots, blocks > 0 ? blocks : direct_blocks(a.count * dtype_size(a.type), shots));
     };
 }
+// Step 7 with its mesh; blocks < 1: the count ring_kernel_blocks gives.
+AllReduceFn ring_kernel_fn(const PeerMesh& mesh, int blocks = 0) {
+    return [&mesh, blocks](const Team& t, const AllReduce& a) {
+        ring_kernel_allreduce(t, mesh, a, blocks > 0 ? blocks : ring_kernel_blocks(a.count * dtype_size(a.type)));
+    };
+}
 // With launches blocking (CUDA_LAUNCH_BLOCKING=1, as make sanitize's initcheck runs), the host waits
 // for each kernel before it queues the next: kernels on two GPUs that wait for each other never
 // meet.
@@ -543,12 +549,19 @@ struct OwnStream {
     }
 };
 
-// ---- Step 5 ----------------------------------------------------------------------------------
+// ---- Steps 5 and 7 ----------------------------------------------------------------------------
+// Call k of an all-reduce on a mesh (its settings may change from call to call).
+using MeshCall = std::function<void(const Team&, const AllReduce&, int k)>;
+// Step 5: one and two shots and block counts change from call to call.
+void direct_call(const Team& team, const PeerMesh& mesh, const AllReduce& job, int k) {
+    direct_allreduce(team, mesh, job, k % 2 ? Shots::two : Shots::one, 1 + (k * 7) % kMeshBlocks);
+}
 // Calls queued back to back with no host wait in between: every rank's stream rewrites its input
-// before each call and keeps a copy of each call's sums; one and two shots and block counts
-// change from call to call, and a different rank is late now and then. The flags of call k + 1
-// must not let any GPU read call k's data, nor wait for a flag call k already set.
-void check_repeated(const Team& team, const PeerMesh& mesh, size_t count, int calls) {
+// before each call and keeps a copy of each call's sums; a different rank is late now and then.
+// The flags of call k + 1 must not let any GPU read call k's data, nor wait for a flag call k
+// already set. `call` defaults to step 5's.
+void check_repeated(const Team& team, const PeerMesh& mesh, size_t count, int calls, MeshCall call = {}) {
+    if (!call) call = [&mesh](const Team& t, const AllReduce& a, int k) { direct_call(t, mesh, a, k); };
     CAPTURE(team.describe());
     CAPTURE(count);
     const int n = team.size();
@@ -575,7 +588,7 @@ void check_repeated(const Team& team, const PeerMesh& mesh, size_t count, int ca
             CUDA_CHECK(cudaMemcpyAsync(send.at(r), source.at(r) + k * count, count * sizeof(int),
                                        cudaMemcpyDeviceToDevice, team.stream(r)));
         }
-        direct_allreduce(team, mesh, job, k % 2 ? Shots::two : Shots::one, 1 + (k * 7) % kMeshBlocks);
+        call(team, job, k);
         for (int r = 0; r < n; ++r) {
             OnDevice on(team.device(r));
             CUDA_CHECK(cudaMemcpyAsync(kept.at(r) + k * count, recv.at(r), count * sizeof(int),
@@ -912,6 +925,86 @@ STEP_CASE(kSteps, "direct", "a team whose ranks cannot read each other has no me
     CHECK(!why_no_mesh(copies).empty());
     Team peers(3, {0});
     CHECK(why_no_mesh(peers).empty());
+}
+
+// ---- Step 7: the ring in one kernel per GPU ---------------------------------------------------
+// Block counts change from call to call: every GPU's kernel of one call uses the same count.
+void ring_kernel_call(const Team& team, const PeerMesh& mesh, const AllReduce& job, int k) {
+    ring_kernel_allreduce(team, mesh, job, 1 + (k * 5) % kMeshBlocks);
+}
+STEP_HOST_CASE(kSteps, "ring_kernel", "prediction: what step 3's ring queues per call over 4 GPUs") {
+    check_prediction("kRingQueuedAt4", (double)kRingQueuedAt4,
+                     "how many rounds each rank takes, and what it queues in each");
+}
+STEP_CASE(kSteps, "ring_kernel", "1 to 8 virtual ranks, int32 and float, in and out of place, every count, 1 to 64 blocks") {
+    for (int n = 1; n <= 8; ++n) {
+        Team team(n, {0});
+        PeerMesh mesh(team, 16);  // the ring stages nothing
+        for (size_t count : kCounts) {
+            check_allreduce<int>(team, count, Values::whole, count + n, ring_kernel_fn(mesh));
+            check_allreduce<float>(team, count, Values::whole, count + n + 1, ring_kernel_fn(mesh, kMeshBlocks), {true});
+            check_allreduce<int>(team, count, Values::whole, count + 2 * n, ring_kernel_fn(mesh, 3), {true});
+        }
+        check_allreduce<float>(team, 100003, Values::random, n, ring_kernel_fn(mesh), {false, -1, true});
+    }
+}
+STEP_CASE(kSteps, "ring_kernel", "entry: every rank in turn late; exit: rank 0 reuses its buffers at once") {
+    for (int n : {2, 3, 4}) {
+        Team team(n, {0});
+        PeerMesh mesh(team, 16);
+        for (int late = 0; late < n; ++late) {
+            check_allreduce<int>(team, 1 << 20, Values::whole, late, ring_kernel_fn(mesh), {false, late});
+            check_allreduce<float>(team, 1 << 20, Values::whole, late, ring_kernel_fn(mesh), {true, late});
+        }
+        check_allreduce<int>(team, 1 << 20, Values::whole, 3, ring_kernel_fn(mesh), {false, -1, true, true});
+    }
+}
+STEP_CASE(kSteps, "ring_kernel", "calls back to back on virtual ranks, step 5's calls in between on the same mesh") {
+    for (int n : {1, 2, 3}) {
+        Team team(n, {0});
+        PeerMesh mesh(team, 100003 * sizeof(int));
+        auto ring_call = [&mesh](const Team& t, const AllReduce& a, int k) { ring_kernel_call(t, mesh, a, k); };
+        auto mixed = [&mesh](const Team& t, const AllReduce& a, int k) {
+            if (k % 3 == 2) direct_call(t, mesh, a, k);
+            else ring_kernel_call(t, mesh, a, k);
+        };
+        check_repeated(team, mesh, 4097, sanitizing(40, 6), ring_call);
+        check_repeated(team, mesh, 100003, sanitizing(10, 3), mixed);
+    }
+}
+STEP_CASE(kSteps, "ring_kernel", "every GPU, 2 to 8 ranks spread over the GPUs, late ranks, calls back to back") {
+    NEED_GPUS(2);
+    if (launches_block() || under_sanitizer())
+        SKIP_CASE("kernels on several GPUs wait for each other, and under blocking launches or the sanitizer they may "
+                  "not run at once (the virtual-rank cases check the same kernels on one GPU)");
+    const int g = gpu_count();
+    Team team(g, all_gpus());
+    PeerMesh mesh(team, 16);
+    auto ring_call = [&mesh](const Team& t, const AllReduce& a, int k) { ring_kernel_call(t, mesh, a, k); };
+    for (size_t count : kCounts) check_allreduce<int>(team, count, Values::whole, count, ring_kernel_fn(mesh));
+    check_allreduce<float>(team, ((size_t)1 << 22) + 1, Values::random, 2, ring_kernel_fn(mesh), {true});
+    for (int late = 0; late < g; ++late)
+        check_allreduce<float>(team, 1 << 20, Values::whole, late, ring_kernel_fn(mesh), {false, late, true, true});
+    check_repeated(team, mesh, 4097, sanitizing(200, 20), ring_call);
+    check_repeated(team, mesh, 100003, sanitizing(20, 4), ring_call);
+    for (int n = 2; n <= 8; ++n) {
+        Team spread(n, all_gpus());
+        PeerMesh m(spread, 16);
+        check_allreduce<int>(spread, 100003, Values::whole, n, ring_kernel_fn(m));
+        check_repeated(spread, m, 1001, sanitizing(30, 5),
+                       [&m](const Team& t, const AllReduce& a, int k) { ring_kernel_call(t, m, a, k); });
+    }
+}
+STEP_CASE(kSteps, "ring_kernel", "2^24+3 floats over 4 virtual ranks, and 2^28+5 ints over every GPU (large)") {
+    {
+        Team team(4, {0});
+        PeerMesh mesh(team, 16);
+        check_allreduce<float>(team, ((size_t)1 << 24) + 3, Values::random, 5, ring_kernel_fn(mesh), {true});
+    }
+    if (gpu_count() < 2 || launches_block() || under_sanitizer()) return;
+    Team team(gpu_count(), all_gpus());
+    PeerMesh mesh(team, 16);
+    check_allreduce<int>(team, ((size_t)1 << 28) + 5, Values::whole, 6, ring_kernel_fn(mesh), {true});
 }
 
 // ---- Step 6: overlap --------------------------------------------------------------------------
