@@ -28,8 +28,8 @@ const std::vector<Answer>& prediction_answers() {
         // bucket's worth at the start or the end.
         {"kOverlappedMsFor8Buckets", [] { return 8 * std::max(1.0, 0.5) + std::min(1.0, 0.5); }, 1e-9},
         // Step 7: every rank takes 2 (n - 1) rounds, and queues one kernel (or copy) in each,
-        // after a wait for its left neighbour's event: 4 ranks x 6 rounds.
-        {"kRingQueuedAt4", [] { return 4.0 * 2 * (4 - 1); }},
+        // after a wait for its left neighbour's event: 8 ranks x 14 rounds.
+        {"kRingQueuedAt8", [] { return 8.0 * 2 * (8 - 1); }},
     };
     return answers;
 }

@@ -460,9 +460,9 @@ extern const long long kTwoShotsBytesInAt4;
 // Step 6: 8 buckets; producing one takes 1.0 ms, all-reducing one 0.5 ms, and the two never slow
 // each other down: how many ms does overlapped_step take?
 extern const double kOverlappedMsFor8Buckets;
-// Step 7: ring_allreduce (step 3) over 4 GPUs, one rank each: how many kernels and copies does one
+// Step 7: ring_allreduce (step 3) over 8 GPUs, one rank each: how many kernels and copies does one
 // call queue, each of them behind a wait for another GPU's event?
-extern const long long kRingQueuedAt4;
+extern const long long kRingQueuedAt8;
 
 // ---- The steps ---------------------------------------------------------------------------------
 // Each step's launcher is the function its TODOs ask for; their signatures differ, so a step's

@@ -549,11 +549,11 @@ void overlapped_step(const Team& compute, const Team& comm, const GradientJob& j
 // ---- Step 7: the ring in one kernel per GPU --------------------------------------------------
 
 // TODO(step 7): predict (multi_gpu.h): the kernels and copies step 3's ring queues in one call over
-//               4 GPUs, each of them behind a wait for another GPU's event.
+//               8 GPUs, each of them behind a wait for another GPU's event.
 // BEGIN SOLUTION
-const long long kRingQueuedAt4 = 4 * 2 * (4 - 1);
+const long long kRingQueuedAt8 = 8 * 2 * (8 - 1);
 // END SOLUTION
-// STARTER: const long long kRingQueuedAt4 = -1;  // your prediction
+// STARTER: const long long kRingQueuedAt8 = -1;  // your prediction
 
 // Given: out[i] = theirs[i], or with `add` mine[i] + theirs[i], for i in `slice`, by the block.
 // theirs is usually another GPU's memory, far away: each thread keeps four 16-byte loads in

@@ -932,8 +932,8 @@ STEP_CASE(kSteps, "direct", "a team whose ranks cannot read each other has no me
 void ring_kernel_call(const Team& team, const PeerMesh& mesh, const AllReduce& job, int k) {
     ring_kernel_allreduce(team, mesh, job, 1 + (k * 5) % kMeshBlocks);
 }
-STEP_HOST_CASE(kSteps, "ring_kernel", "prediction: what step 3's ring queues per call over 4 GPUs") {
-    check_prediction("kRingQueuedAt4", (double)kRingQueuedAt4,
+STEP_HOST_CASE(kSteps, "ring_kernel", "prediction: what step 3's ring queues per call over 8 GPUs") {
+    check_prediction("kRingQueuedAt8", (double)kRingQueuedAt8,
                      "how many rounds each rank takes, and what it queues in each");
 }
 STEP_CASE(kSteps, "ring_kernel", "1 to 8 virtual ranks, int32 and float, in and out of place, every count, 1 to 64 blocks") {
