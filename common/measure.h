@@ -394,13 +394,18 @@ public:
     // FP32 peaks from its clocks, as students derive them), with each copy measured in that
     // section as a dashed roof of its own.
     RooflinePlot plot() const {
-        RooflinePlot plot;
-        plot.ops_name = spec_.rate.ops_name;
-        const std::string last = results_.empty() ? "" : results_.back().section;
         DeviceFacts dev;
         int count = 0;
         if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) dev = device_facts();
         cudaGetLastError();
+        return plot(dev);
+    }
+    // The same for a given device (an empty one: "no GPU"), so that a host test's plot does not
+    // depend on the machine it runs on.
+    RooflinePlot plot(const DeviceFacts& dev) const {
+        RooflinePlot plot;
+        plot.ops_name = spec_.rate.ops_name;
+        const std::string last = results_.empty() ? "" : results_.back().section;
         plot.title = (spec_.title.empty() ? std::string("roofline") : spec_.title) + (last.empty() ? "" : ", " + last);
         plot.compute_roof = spec_.compute_roof.ops_per_s;
         plot.compute_label = spec_.compute_roof.label;
