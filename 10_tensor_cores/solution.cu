@@ -55,14 +55,19 @@ __device__ __forceinline__ uint4 load8(const bf16* __restrict__ M, int rows, int
 // The tile of C a block computes, so that blocks launched one after another share operands in
 // L2: tiles are handed out down a band of kBandRows tile rows, column by column, instead of
 // along whole rows of tiles (one band reads kBandRows tiles of A and one of Bt per column).
+// tile_of_index gives tile number `id` of that order;
+// tile_of_block the block's own, id = blockIdx.x (32-bit: C has fewer than 2^27 tiles).
 constexpr int kBandRows = 8;
-__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
-    const long long id = blockIdx.x, per_band = (long long)kBandRows * tiles_n;
-    const int first = (int)(id / per_band) * kBandRows;
+__device__ __forceinline__ void tile_of_index(int id, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    const int per_band = kBandRows * tiles_n;
+    const int first = id / per_band * kBandRows;
     const int rows_here = min(kBandRows, tiles_m - first);
-    const int in_band = (int)(id % per_band);
+    const int in_band = id % per_band;
     tile_m = first + in_band % rows_here;
     tile_n = in_band / rows_here;
+}
+__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    tile_of_index((int)blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
 }
 
 // Stores a thread's part of an m16n8 FP32 accumulator (mma.sync; each m64nN slice of wgmma has
@@ -693,6 +698,63 @@ __device__ __forceinline__ void tma_load_tile(void* dst, const CUtensorMap* map,
     const int32_t at[2] = {c0, c1};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, at, bar);
 }
+
+// The pipeline's parts, one k-tile at a time (the kernel below walks one tile of C with them).
+// A block numbers the k-tiles it passes through its stages t = 0, 1, 2, ...
+// over its whole life: k-tile t goes through stage t % k4Stages, whose use t / k4Stages it is.
+
+// Sets up every stage's two barriers (one thread, before anyone uses them).
+__device__ __forceinline__ void init_stage_barriers(Step4Shared& sh) {
+    // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
+    //               with the arrivals that complete one phase of each in your protocol.
+    // BEGIN SOLUTION
+    for (int s = 0; s < k4Stages; ++s) {
+        cuda::ptx::mbarrier_init(&sh.full[s], 1);                  // the producer's one arrival
+        cuda::ptx::mbarrier_init(&sh.empty[s], 4 * k4Consumers);  // one per consumer warp
+    }
+    // END SOLUTION
+}
+
+// The producer's k-tile t: the tiles of A (rows m0...) and Bt (rows n0...) at k-tile kt along K
+// into stage t % k4Stages.
+__device__ __forceinline__ void load_stage_4(Step4Shared& sh, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             uint32_t t, int kt, int m0, int n0) {
+    // TODO(step 4): wait until the stage may be overwritten, announce on its full barrier the
+    //               bytes the TMA will write (expect_bytes), and copy A's and Bt's tiles there
+    //               (tma_load_tile). Which parity does the wait ask for?
+    // BEGIN SOLUTION
+    const int s = t % k4Stages;
+    wait_barrier(&sh.empty[s], ((t / k4Stages) & 1) ^ 1);
+    expect_bytes(&sh.full[s], sizeof(sh.a[s]) + sizeof(sh.b[s]));
+    tma_load_tile(sh.a[s], map_a, kt * k4TileK, m0, &sh.full[s]);
+    tma_load_tile(sh.b[s], map_b, kt * k4TileK, n0, &sh.full[s]);
+    // END SOLUTION
+}
+
+// A consumer's k-tile t: d += its 64 rows of A's tile in stage t % k4Stages times all of Bt's.
+__device__ __forceinline__ void mma_stage_4(Step4Shared& sh, float (&d)[128], uint32_t t, int consumer) {
+    // TODO(step 4): wait until the stage is full; multiply this consumer's 64 rows of A's tile
+    //               by all of Bt's, one wgmma_m64n256k16 per 16-deep slice (where does slice kk
+    //               start?), committed as a group and waited for; then release the stage on its
+    //               empty barrier, as many arrivals as you initialised it with. Where do
+    //               wgmma_fence and wgmma_fence_operands go, and how many groups may still run
+    //               when the stage is released?
+    // BEGIN SOLUTION
+    const int s = t % k4Stages;
+    wait_barrier(&sh.full[s], (t / k4Stages) & 1);
+    const uint64_t desc_a = smem_descriptor(sh.a[s] + consumer * 64 * k4TileK);
+    const uint64_t desc_b = smem_descriptor(sh.b[s]);
+    wgmma_fence_operands(d);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < k4TileK / 16; ++kk) wgmma_m64n256k16(d, desc_a + 2 * kk, desc_b + 2 * kk);
+    wgmma_commit();
+    wgmma_wait<0>();
+    wgmma_fence_operands(d);
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) arrive(&sh.empty[s]);
+    // END SOLUTION
+}
 #endif
 
 __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant__ CUtensorMap map_a,
@@ -708,15 +770,7 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
     const int m0 = tile_m * k4TileM, n0 = tile_n * k4TileN;
     const int tiles = (K + k4TileK - 1) / k4TileK;
     if (threadIdx.x == 0) {
-        // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
-        //               with the arrivals that complete one phase of each in your protocol.
-        // BEGIN SOLUTION
-        for (int s = 0; s < k4Stages; ++s) {
-            cuda::ptx::mbarrier_init(&sh.full[s], 1);                  // the producer's one arrival
-            cuda::ptx::mbarrier_init(&sh.empty[s], 4 * k4Consumers);  // one per consumer warp
-        }
-        // END SOLUTION
-        // STARTER:
+        init_stage_barriers(sh);
         // The barriers' initial state must be visible to the TMA unit, not only to the threads.
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
@@ -727,51 +781,15 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
         // 8). The kernel starts with at most 168 per thread (65536 / 384 = 170.7, and registers
         // are allocated 8 per thread at a time): 40 + 2 x 232 adds up to 3 x 168.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
-            // TODO(step 4): for each tile t along K, in stage t % k4Stages: wait until the stage
-            //               may be overwritten, announce on its full barrier the bytes the TMA
-            //               will write (expect_bytes), and copy A's and Bt's tiles there
-            //               (tma_load_tile). Which parity does each wait ask for?
-            // BEGIN SOLUTION
-            for (int t = 0; t < tiles; ++t) {
-                const int s = t % k4Stages;
-                wait_barrier(&sh.empty[s], ((t / k4Stages) & 1) ^ 1);
-                expect_bytes(&sh.full[s], sizeof(sh.a[s]) + sizeof(sh.b[s]));
-                tma_load_tile(sh.a[s], &map_a, t * k4TileK, m0, &sh.full[s]);
-                tma_load_tile(sh.b[s], &map_b, t * k4TileK, n0, &sh.full[s]);
-            }
-            // END SOLUTION
-        }
+        if (threadIdx.x == 0)  // the block's k-tile t is k-tile t of its one tile
+            for (int t = 0; t < tiles; ++t) load_stage_4(sh, &map_a, &map_b, t, t, m0, n0);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int consumer = warpgroup - 1;  // rows consumer * 64 ... of the tile
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-        // TODO(step 4): for each tile t: wait until its stage is full; multiply this consumer's
-        //               64 rows of A's tile by all of Bt's, one wgmma_m64n256k16 per 16-deep slice
-        //               (where does slice kk start?), committed as a group and waited for; then
-        //               release the stage on its empty barrier, as many arrivals as you initialised
-        //               it with. Where do wgmma_fence and wgmma_fence_operands go, and how many
-        //               groups may still run when the stage is released?
-        // BEGIN SOLUTION
-        for (int t = 0; t < tiles; ++t) {
-            const int s = t % k4Stages;
-            wait_barrier(&sh.full[s], (t / k4Stages) & 1);
-            const uint64_t desc_a = smem_descriptor(sh.a[s] + consumer * 64 * k4TileK);
-            const uint64_t desc_b = smem_descriptor(sh.b[s]);
-            wgmma_fence_operands(d);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < k4TileK / 16; ++kk) wgmma_m64n256k16(d, desc_a + 2 * kk, desc_b + 2 * kk);
-            wgmma_commit();
-            wgmma_wait<0>();
-            wgmma_fence_operands(d);
-            __syncwarp();
-            if (threadIdx.x % 32 == 0) arrive(&sh.empty[s]);
-        }
-        // END SOLUTION
-        // STARTER:
+        for (int t = 0; t < tiles; ++t) mma_stage_4(sh, d, t, consumer);
         // Given: the results. Warp w of a warpgroup holds rows 16 w ... 16 w + 15 of its 64;
         // d[4 j ... 4 j + 3] is the m16n8 fragment (store_c_fragment) at columns 8 j ... 8 j + 7.
         const int row0 = m0 + consumer * 64 + (threadIdx.x % 128) / 32 * 16;
@@ -898,3 +916,4 @@ void run_wgmma_tma(const bf16* A, const bf16* Bt, float* C, int m, int n, int k)
 const long long kTmaBytesPerStage = (128 + 256) * 64 * 2;  // 49152: A's 128 x 64 tile and Bt's 256 x 64
 // END SOLUTION
 // STARTER: const long long kTmaBytesPerStage = -1;  // your prediction
+

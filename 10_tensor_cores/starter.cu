@@ -50,14 +50,19 @@ __device__ __forceinline__ uint4 load8(const bf16* __restrict__ M, int rows, int
 // The tile of C a block computes, so that blocks launched one after another share operands in
 // L2: tiles are handed out down a band of kBandRows tile rows, column by column, instead of
 // along whole rows of tiles (one band reads kBandRows tiles of A and one of Bt per column).
+// tile_of_index gives tile number `id` of that order;
+// tile_of_block the block's own, id = blockIdx.x (32-bit: C has fewer than 2^27 tiles).
 constexpr int kBandRows = 8;
-__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
-    const long long id = blockIdx.x, per_band = (long long)kBandRows * tiles_n;
-    const int first = (int)(id / per_band) * kBandRows;
+__device__ __forceinline__ void tile_of_index(int id, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    const int per_band = kBandRows * tiles_n;
+    const int first = id / per_band * kBandRows;
     const int rows_here = min(kBandRows, tiles_m - first);
-    const int in_band = (int)(id % per_band);
+    const int in_band = id % per_band;
     tile_m = first + in_band % rows_here;
     tile_n = in_band / rows_here;
+}
+__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    tile_of_index((int)blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
 }
 
 // Stores a thread's part of an m16n8 FP32 accumulator (mma.sync; each m64nN slice of wgmma has
@@ -581,6 +586,35 @@ __device__ __forceinline__ void tma_load_tile(void* dst, const CUtensorMap* map,
     const int32_t at[2] = {c0, c1};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, at, bar);
 }
+
+// The pipeline's parts, one k-tile at a time (the kernel below walks one tile of C with them).
+// A block numbers the k-tiles it passes through its stages t = 0, 1, 2, ...
+// over its whole life: k-tile t goes through stage t % k4Stages, whose use t / k4Stages it is.
+
+// Sets up every stage's two barriers (one thread, before anyone uses them).
+__device__ __forceinline__ void init_stage_barriers(Step4Shared& sh) {
+    // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
+    //               with the arrivals that complete one phase of each in your protocol.
+}
+
+// The producer's k-tile t: the tiles of A (rows m0...) and Bt (rows n0...) at k-tile kt along K
+// into stage t % k4Stages.
+__device__ __forceinline__ void load_stage_4(Step4Shared& sh, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             uint32_t t, int kt, int m0, int n0) {
+    // TODO(step 4): wait until the stage may be overwritten, announce on its full barrier the
+    //               bytes the TMA will write (expect_bytes), and copy A's and Bt's tiles there
+    //               (tma_load_tile). Which parity does the wait ask for?
+}
+
+// A consumer's k-tile t: d += its 64 rows of A's tile in stage t % k4Stages times all of Bt's.
+__device__ __forceinline__ void mma_stage_4(Step4Shared& sh, float (&d)[128], uint32_t t, int consumer) {
+    // TODO(step 4): wait until the stage is full; multiply this consumer's 64 rows of A's tile
+    //               by all of Bt's, one wgmma_m64n256k16 per 16-deep slice (where does slice kk
+    //               start?), committed as a group and waited for; then release the stage on its
+    //               empty barrier, as many arrivals as you initialised it with. Where do
+    //               wgmma_fence and wgmma_fence_operands go, and how many groups may still run
+    //               when the stage is released?
+}
 #endif
 
 __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant__ CUtensorMap map_a,
@@ -596,9 +630,7 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
     const int m0 = tile_m * k4TileM, n0 = tile_n * k4TileN;
     const int tiles = (K + k4TileK - 1) / k4TileK;
     if (threadIdx.x == 0) {
-        // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
-        //               with the arrivals that complete one phase of each in your protocol.
-
+        init_stage_barriers(sh);
         // The barriers' initial state must be visible to the TMA unit, not only to the threads.
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
@@ -609,25 +641,15 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
         // 8). The kernel starts with at most 168 per thread (65536 / 384 = 170.7, and registers
         // are allocated 8 per thread at a time): 40 + 2 x 232 adds up to 3 x 168.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
-            // TODO(step 4): for each tile t along K, in stage t % k4Stages: wait until the stage
-            //               may be overwritten, announce on its full barrier the bytes the TMA
-            //               will write (expect_bytes), and copy A's and Bt's tiles there
-            //               (tma_load_tile). Which parity does each wait ask for?
-        }
+        if (threadIdx.x == 0)  // the block's k-tile t is k-tile t of its one tile
+            for (int t = 0; t < tiles; ++t) load_stage_4(sh, &map_a, &map_b, t, t, m0, n0);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int consumer = warpgroup - 1;  // rows consumer * 64 ... of the tile
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-        // TODO(step 4): for each tile t: wait until its stage is full; multiply this consumer's
-        //               64 rows of A's tile by all of Bt's, one wgmma_m64n256k16 per 16-deep slice
-        //               (where does slice kk start?), committed as a group and waited for; then
-        //               release the stage on its empty barrier, as many arrivals as you initialised
-        //               it with. Where do wgmma_fence and wgmma_fence_operands go, and how many
-        //               groups may still run when the stage is released?
-
+        for (int t = 0; t < tiles; ++t) mma_stage_4(sh, d, t, consumer);
         // Given: the results. Warp w of a warpgroup holds rows 16 w ... 16 w + 15 of its 64;
         // d[4 j ... 4 j + 3] is the m16n8 fragment (store_c_fragment) at columns 8 j ... 8 j + 7.
         const int row0 = m0 + consumer * 64 + (threadIdx.x % 128) / 32 * 16;
@@ -747,3 +769,4 @@ void run_wgmma_tma(const bf16* A, const bf16* Bt, float* C, int m, int n, int k)
 
 // TODO(step 4): predict, then write down: how many bytes does the TMA write into one stage?
 const long long kTmaBytesPerStage = -1;  // your prediction
+
