@@ -42,6 +42,20 @@ const std::vector<Answer>& prediction_answers() {
         // rows), 2 bytes an element. The TMA writes the whole box even where it lies outside the
         // matrix (zeros), so this is what the full barrier must expect on every tile.
         {"kTmaBytesPerStage", [] { return (double)(k4TileM + k4TileN) * k4TileK * sizeof(bf16); }},
+        // Step 5: 4096 / 128 = 32 tiles down and 4096 / 256 = 16 across, 512 tiles for 132
+        // blocks. Block b takes b, b + 132, b + 264, b + 396 while those exist: 512 = 3 x 132 +
+        // 116, so blocks 0 ... 115 compute four tiles and the other 16 three. Each tile has
+        // ceil(5000 / 64) = 79 k-tiles (the last one 8 deep, zero-filled by the TMA beyond k),
+        // so block 0's count runs 0 ... 315: its second tile starts at t = 79, in stage 79 % 4
+        // = 3 with parity (79 / 4) % 2 = 1, not in stage 0 with parity 0 as a count restarted
+        // per tile would have it. (The fourth round keeps 116 of 132 SMs busy: the product
+        // takes 4 tile-times where 512 / 132 = 3.88 would do if the work could be shared out
+        // finer, a loss of 3% that persistence does not remove; LECTURE.md: stream-K.)
+        {"kKTilesThroughBlock0", [] {
+             const long long tiles = (4096 / k4TileM) * (4096 / k4TileN), blocks = 132;
+             const long long rounds = (tiles + blocks - 1) / blocks;  // block 0 takes part in every round
+             return (double)(rounds * ((5000 + k4TileK - 1) / k4TileK));
+         }},
     };
     return answers;
 }

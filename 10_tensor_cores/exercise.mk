@@ -18,7 +18,9 @@ BASELINES     := cublas_gemm_bf16
 # builds (native, fat or one target). Its kernel body is compiled only there
 # (__CUDA_ARCH_FEAT_SM90_ALL); elsewhere step 4 is skipped.
 CUDA_FLAGS    := -gencode=arch=compute_90a,code=sm_90a
-SANITIZE_ARGS := --m 67 --n 129 --k 33
+# Two tiles of step 4's and step 5's 128 x 256 along n, the second partial; n a multiple of 4, so
+# step 5 stores C 16 bytes at a time. (Blocks that walk many tiles: the tests' fixed grids.)
+SANITIZE_ARGS := --m 67 --n 260 --k 33
 
 # make profile-10: 4096 x 4096 x 4096 (cuBLAS and 08's kernel are left out).
 PROFILE_ARGS     := --m 4096 --n 4096 --k 4096

@@ -190,6 +190,12 @@ static int run_bench(const Program& p) {
             (r.section == strf("m = n = k = %zu", kSizes.bench[count - 2]) || r.section == strf("m = n = k = %zu", kSizes.bench[count - 1])))
             std::printf("%s, step %s %s: %.0f TFLOP/s, %.1f%% of cuBLAS BF16\n", r.section.c_str(), r.step.c_str(),
                         r.name.c_str(), r.rate, r.of_baseline);
+    // The optional step 5's bars (README): at least 95% of cuBLAS at 4096^3 and 100% at 8192^3.
+    for (const auto& [size, bar] : {std::pair<int, double>{4096, 95.0}, std::pair<int, double>{8192, 100.0}})
+        for (const RowResult& r : m_.results())
+            if (r.kind == RowKind::step && r.timed() && r.step == "5" && r.section == strf("m = n = k = %d", size))
+                std::printf("step 5's bar at %d^3: %.0f%% of cuBLAS; measured %.1f%%: %s\n", size, bar, r.of_baseline,
+                            r.of_baseline >= bar ? "met" : "not met");
     return failures ? 1 : 0;
 }
 

@@ -55,14 +55,19 @@ __device__ __forceinline__ uint4 load8(const bf16* __restrict__ M, int rows, int
 // The tile of C a block computes, so that blocks launched one after another share operands in
 // L2: tiles are handed out down a band of kBandRows tile rows, column by column, instead of
 // along whole rows of tiles (one band reads kBandRows tiles of A and one of Bt per column).
+// tile_of_index gives tile number `id` of that order (the persistent kernel of step 5 walks it);
+// tile_of_block the block's own, id = blockIdx.x (32-bit: C has fewer than 2^27 tiles).
 constexpr int kBandRows = 8;
-__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
-    const long long id = blockIdx.x, per_band = (long long)kBandRows * tiles_n;
-    const int first = (int)(id / per_band) * kBandRows;
+__device__ __forceinline__ void tile_of_index(int id, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    const int per_band = kBandRows * tiles_n;
+    const int first = id / per_band * kBandRows;
     const int rows_here = min(kBandRows, tiles_m - first);
-    const int in_band = (int)(id % per_band);
+    const int in_band = id % per_band;
     tile_m = first + in_band % rows_here;
     tile_n = in_band / rows_here;
+}
+__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    tile_of_index((int)blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
 }
 
 // Stores a thread's part of an m16n8 FP32 accumulator (mma.sync; each m64nN slice of wgmma has
@@ -693,6 +698,63 @@ __device__ __forceinline__ void tma_load_tile(void* dst, const CUtensorMap* map,
     const int32_t at[2] = {c0, c1};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, at, bar);
 }
+
+// The pipeline's parts, one k-tile at a time. The kernel below walks one tile of C with them;
+// step 5 walks many. A block numbers the k-tiles it passes through its stages t = 0, 1, 2, ...
+// over its whole life: k-tile t goes through stage t % k4Stages, whose use t / k4Stages it is.
+
+// Sets up every stage's two barriers (one thread, before anyone uses them).
+__device__ __forceinline__ void init_stage_barriers(Step4Shared& sh) {
+    // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
+    //               with the arrivals that complete one phase of each in your protocol.
+    // BEGIN SOLUTION
+    for (int s = 0; s < k4Stages; ++s) {
+        cuda::ptx::mbarrier_init(&sh.full[s], 1);                  // the producer's one arrival
+        cuda::ptx::mbarrier_init(&sh.empty[s], 4 * k4Consumers);  // one per consumer warp
+    }
+    // END SOLUTION
+}
+
+// The producer's k-tile t: the tiles of A (rows m0...) and Bt (rows n0...) at k-tile kt along K
+// into stage t % k4Stages.
+__device__ __forceinline__ void load_stage_4(Step4Shared& sh, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             uint32_t t, int kt, int m0, int n0) {
+    // TODO(step 4): wait until the stage may be overwritten, announce on its full barrier the
+    //               bytes the TMA will write (expect_bytes), and copy A's and Bt's tiles there
+    //               (tma_load_tile). Which parity does the wait ask for?
+    // BEGIN SOLUTION
+    const int s = t % k4Stages;
+    wait_barrier(&sh.empty[s], ((t / k4Stages) & 1) ^ 1);
+    expect_bytes(&sh.full[s], sizeof(sh.a[s]) + sizeof(sh.b[s]));
+    tma_load_tile(sh.a[s], map_a, kt * k4TileK, m0, &sh.full[s]);
+    tma_load_tile(sh.b[s], map_b, kt * k4TileK, n0, &sh.full[s]);
+    // END SOLUTION
+}
+
+// A consumer's k-tile t: d += its 64 rows of A's tile in stage t % k4Stages times all of Bt's.
+__device__ __forceinline__ void mma_stage_4(Step4Shared& sh, float (&d)[128], uint32_t t, int consumer) {
+    // TODO(step 4): wait until the stage is full; multiply this consumer's 64 rows of A's tile
+    //               by all of Bt's, one wgmma_m64n256k16 per 16-deep slice (where does slice kk
+    //               start?), committed as a group and waited for; then release the stage on its
+    //               empty barrier, as many arrivals as you initialised it with. Where do
+    //               wgmma_fence and wgmma_fence_operands go, and how many groups may still run
+    //               when the stage is released?
+    // BEGIN SOLUTION
+    const int s = t % k4Stages;
+    wait_barrier(&sh.full[s], (t / k4Stages) & 1);
+    const uint64_t desc_a = smem_descriptor(sh.a[s] + consumer * 64 * k4TileK);
+    const uint64_t desc_b = smem_descriptor(sh.b[s]);
+    wgmma_fence_operands(d);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < k4TileK / 16; ++kk) wgmma_m64n256k16(d, desc_a + 2 * kk, desc_b + 2 * kk);
+    wgmma_commit();
+    wgmma_wait<0>();
+    wgmma_fence_operands(d);
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) arrive(&sh.empty[s]);
+    // END SOLUTION
+}
 #endif
 
 __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant__ CUtensorMap map_a,
@@ -708,15 +770,7 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
     const int m0 = tile_m * k4TileM, n0 = tile_n * k4TileN;
     const int tiles = (K + k4TileK - 1) / k4TileK;
     if (threadIdx.x == 0) {
-        // TODO(step 4): initialise each stage's two barriers (cuda::ptx::mbarrier_init(bar, count))
-        //               with the arrivals that complete one phase of each in your protocol.
-        // BEGIN SOLUTION
-        for (int s = 0; s < k4Stages; ++s) {
-            cuda::ptx::mbarrier_init(&sh.full[s], 1);                  // the producer's one arrival
-            cuda::ptx::mbarrier_init(&sh.empty[s], 4 * k4Consumers);  // one per consumer warp
-        }
-        // END SOLUTION
-        // STARTER:
+        init_stage_barriers(sh);
         // The barriers' initial state must be visible to the TMA unit, not only to the threads.
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
@@ -727,51 +781,15 @@ __global__ void __launch_bounds__(k4Threads, 1) wgmma_tma(const __grid_constant_
         // 8). The kernel starts with at most 168 per thread (65536 / 384 = 170.7, and registers
         // are allocated 8 per thread at a time): 40 + 2 x 232 adds up to 3 x 168.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
-            // TODO(step 4): for each tile t along K, in stage t % k4Stages: wait until the stage
-            //               may be overwritten, announce on its full barrier the bytes the TMA
-            //               will write (expect_bytes), and copy A's and Bt's tiles there
-            //               (tma_load_tile). Which parity does each wait ask for?
-            // BEGIN SOLUTION
-            for (int t = 0; t < tiles; ++t) {
-                const int s = t % k4Stages;
-                wait_barrier(&sh.empty[s], ((t / k4Stages) & 1) ^ 1);
-                expect_bytes(&sh.full[s], sizeof(sh.a[s]) + sizeof(sh.b[s]));
-                tma_load_tile(sh.a[s], &map_a, t * k4TileK, m0, &sh.full[s]);
-                tma_load_tile(sh.b[s], &map_b, t * k4TileK, n0, &sh.full[s]);
-            }
-            // END SOLUTION
-        }
+        if (threadIdx.x == 0)  // the block's k-tile t is k-tile t of its one tile
+            for (int t = 0; t < tiles; ++t) load_stage_4(sh, &map_a, &map_b, t, t, m0, n0);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int consumer = warpgroup - 1;  // rows consumer * 64 ... of the tile
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-        // TODO(step 4): for each tile t: wait until its stage is full; multiply this consumer's
-        //               64 rows of A's tile by all of Bt's, one wgmma_m64n256k16 per 16-deep slice
-        //               (where does slice kk start?), committed as a group and waited for; then
-        //               release the stage on its empty barrier, as many arrivals as you initialised
-        //               it with. Where do wgmma_fence and wgmma_fence_operands go, and how many
-        //               groups may still run when the stage is released?
-        // BEGIN SOLUTION
-        for (int t = 0; t < tiles; ++t) {
-            const int s = t % k4Stages;
-            wait_barrier(&sh.full[s], (t / k4Stages) & 1);
-            const uint64_t desc_a = smem_descriptor(sh.a[s] + consumer * 64 * k4TileK);
-            const uint64_t desc_b = smem_descriptor(sh.b[s]);
-            wgmma_fence_operands(d);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < k4TileK / 16; ++kk) wgmma_m64n256k16(d, desc_a + 2 * kk, desc_b + 2 * kk);
-            wgmma_commit();
-            wgmma_wait<0>();
-            wgmma_fence_operands(d);
-            __syncwarp();
-            if (threadIdx.x % 32 == 0) arrive(&sh.empty[s]);
-        }
-        // END SOLUTION
-        // STARTER:
+        for (int t = 0; t < tiles; ++t) mma_stage_4(sh, d, t, consumer);
         // Given: the results. Warp w of a warpgroup holds rows 16 w ... 16 w + 15 of its 64;
         // d[4 j ... 4 j + 3] is the m16n8 fragment (store_c_fragment) at columns 8 j ... 8 j + 7.
         const int row0 = m0 + consumer * 64 + (threadIdx.x % 128) / 32 * 16;
@@ -898,3 +916,163 @@ void run_wgmma_tma(const bf16* A, const bf16* Bt, float* C, int m, int n, int k)
 const long long kTmaBytesPerStage = (128 + 256) * 64 * 2;  // 49152: A's 128 x 64 tile and Bt's 256 x 64
 // END SOLUTION
 // STARTER: const long long kTmaBytesPerStage = -1;  // your prediction
+
+// ---- Step 5 (optional): the persistent kernel ----------------------------------------------------
+// Step 4 launches one block per tile of C: every block sets up its barriers, fills its pipeline
+// from empty, and at the end its SM's tensor cores idle while the consumers write 128 KB of C
+// from registers and the next block starts. Here the grid is only as many blocks as fit on the
+// GPU at once (one per SM: a block takes 193 KB of shared memory), and block b computes tiles b,
+// b + G, b + 2G, ... (G = gridDim.x) in step 4's band order, with step 4's pipeline: the producer
+// loads the k-tiles of all its tiles one after another through the same stages, so while the
+// consumers store one tile's C from their registers, the next tile's first stages are already
+// loading. The stages, their barriers and their phases run on from tile to tile: the count t of
+// load_stage_4 and mma_stage_4 is over every k-tile the block passes, not per tile.
+//
+// The results leave through 16-byte stores (store_tile_5, given): neighbouring lanes exchange
+// half their fragments so that each holds 4 adjacent floats of a row.
+
+// A warp's 16 rows of a consumer's 64 x 256 part of C (rows r0 ..., columns c0 ...), from the
+// accumulators of mma_stage_4 (d[4 j ... 4 j + 3]: the m16n8 fragment at columns 8 j). Lane l
+// holds columns 2q, 2q + 1 (q = l % 4) of each fragment, in rows l / 4 and l / 4 + 8. With quads
+// (n a multiple of 4, C 16-byte aligned), for each pair of fragments 2p, 2p + 1 (16 columns),
+// lanes of even q take their own 2 floats of fragment 2p and their odd neighbour's, lanes of odd
+// q their even neighbour's 2 of fragment 2p + 1 and their own: 4 adjacent floats each, one
+// float4 store, and a warp writes 64 bytes of each of 8 rows per instruction (step 4: 32).
+// Otherwise step 4's stores.
+__device__ __forceinline__ void store_tile_5(float* __restrict__ C, int M, int N, int r0, int c0,
+                                             const float (&d)[128], bool pairs, bool quads) {
+    const int lane = threadIdx.x % 32, q = lane % 4, row = r0 + (threadIdx.x % 128) / 32 * 16 + lane / 4;
+    if (!quads) {
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            const float c[4] = {d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]};
+            store_c_fragment(C, M, N, row - lane / 4, c0 + 8 * j, c, pairs);
+        }
+        return;
+    }
+    const bool even = q % 2 == 0;
+    const int col_in_16 = even ? 2 * q : 8 + 2 * (q - 1);  // the first of this lane's 4 columns
+#pragma unroll
+    for (int p = 0; p < 16; ++p) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+            const float* lo = &d[4 * (2 * p) + 2 * h];      // fragment 2p: columns 16p + 2q, + 1
+            const float* hi = &d[4 * (2 * p + 1) + 2 * h];  // fragment 2p + 1: columns 16p + 8 + 2q, + 1
+            // Even lanes give away their fragment 2p + 1 pair, odd lanes their fragment 2p pair.
+            const float give0 = even ? hi[0] : lo[0], give1 = even ? hi[1] : lo[1];
+            const float got0 = __shfl_xor_sync(0xffffffffu, give0, 1), got1 = __shfl_xor_sync(0xffffffffu, give1, 1);
+            const float4 v = even ? make_float4(lo[0], lo[1], got0, got1) : make_float4(got0, got1, hi[0], hi[1]);
+            const int r = row + 8 * h, col = c0 + 16 * p + col_in_16;
+            // After the exchange (every lane takes part in it): N and col are multiples of 4, so
+            // the 4 columns lie all inside C or all outside.
+            if (r < M && col < N) *reinterpret_cast<float4*>(C + (size_t)r * N + col) = v;
+        }
+    }
+}
+
+// The first row and column of tile number `tile` of the band order (tile_of_index).
+__device__ __forceinline__ void tile_corner(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
+    int tile_m, tile_n;
+    tile_of_index(tile, tiles_m, tiles_n, tile_m, tile_n);
+    m0 = tile_m * k4TileM;
+    n0 = tile_n * k4TileN;
+}
+
+__global__ void __launch_bounds__(k4Threads, 1) wgmma_persistent(const __grid_constant__ CUtensorMap map_a,
+                                                                 const __grid_constant__ CUtensorMap map_b,
+                                                                 float* __restrict__ C, int M, int N, int K,
+                                                                 bool pairs, bool quads) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ __align__(1024) unsigned char smem5[];
+    const uint32_t misalign = (uint32_t)__cvta_generic_to_shared(smem5) % 1024;
+    Step4Shared& sh = *reinterpret_cast<Step4Shared*>(smem5 + (misalign ? 1024 - misalign : 0));
+    const int warpgroup = threadIdx.x / 128;
+    const int tiles_m = (M + k4TileM - 1) / k4TileM, tiles_n = (N + k4TileN - 1) / k4TileN;
+    const int tiles = tiles_m * tiles_n;             // tiles of C, numbered in the band order
+    const int k_tiles = (K + k4TileK - 1) / k4TileK;  // k-tiles of each
+    if (threadIdx.x == 0) {
+        init_stage_barriers(sh);
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");  // as step 4
+        if (threadIdx.x == 0) {
+            // TODO(step 5): this block's tiles (blockIdx.x, then every gridDim.x-th), each one's
+            //               corner from tile_corner, each one's k-tiles through load_stage_4. Which
+            //               count t does each load get?
+            // BEGIN SOLUTION
+            uint32_t t = 0;  // k-tiles loaded so far, over every tile: the stages run on
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0, n0;
+                tile_corner(tile, tiles_m, tiles_n, m0, n0);
+                for (int kt = 0; kt < k_tiles; ++kt) load_stage_4(sh, &map_a, &map_b, t++, kt, m0, n0);
+            }
+            // END SOLUTION
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int consumer = warpgroup - 1;  // rows consumer * 64 ... of each tile
+        float d[128];
+        // TODO(step 5): the same tiles in the same order. Per tile: d from zero, its k-tiles
+        //               through mma_stage_4, then store_tile_5 (rows m0 + consumer * 64 ...). Which
+        //               count t does each k-tile get?
+        // BEGIN SOLUTION
+        uint32_t t = 0;  // the same count as the producer's
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0, n0;
+            tile_corner(tile, tiles_m, tiles_n, m0, n0);
+#pragma unroll
+            for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+            for (int kt = 0; kt < k_tiles; ++kt) mma_stage_4(sh, d, t++, consumer);
+            store_tile_5(C, M, N, m0 + consumer * 64, n0, d, pairs, quads);  // the stages are free already
+        }
+        // END SOLUTION
+    }
+#endif
+}
+
+// Launches the persistent kernel with at most `blocks` blocks (never more than there are tiles).
+static void launch_wgmma_persistent(int blocks, const bf16* A, const bf16* Bt, float* C, int m, int n, int k) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        CUDA_CHECK(cudaMemsetAsync(C, 0, (size_t)m * n * sizeof(float)));
+        return;
+    }
+    const CopyableOperands ops(A, Bt, m, n, k);
+    const CUtensorMap map_a = make_tensor_map(ops.A, m, ops.k, k4TileM);
+    const CUtensorMap map_b = make_tensor_map(ops.Bt, n, ops.k, k4TileN);
+    const long long tiles = (long long)ceil_div(m, k4TileM) * ceil_div(n, k4TileN);
+    const unsigned grid = (unsigned)std::min<long long>(tiles, std::max(blocks, 1));
+    wgmma_persistent<<<grid, k4Threads, sizeof(Step4Shared) + 1024>>>(
+        map_a, map_b, C, m, n, ops.k, n % 2 == 0 && aligned_to(C, 8), n % 4 == 0 && aligned_to(C, 16));
+    CUDA_CHECK_LAUNCH();
+}
+
+// The blocks of the kernel that fit on this GPU at once: one wave (one per SM here).
+static int persistent_blocks() {
+    static bool configured = false;
+    const int smem = (int)sizeof(Step4Shared) + 1024;
+    if (!configured) {
+        CUDA_CHECK(cudaFuncSetAttribute(wgmma_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        configured = true;
+    }
+    return one_wave_blocks(reinterpret_cast<const void*>(wgmma_persistent), k4Threads, smem);
+}
+
+void run_wgmma_persistent(const bf16* A, const bf16* Bt, float* C, int m, int n, int k) {
+    launch_wgmma_persistent(persistent_blocks(), A, Bt, C, m, n, k);
+}
+void run_wgmma_persistent_blocks(int blocks, const bf16* A, const bf16* Bt, float* C, int m, int n, int k) {
+    persistent_blocks();  // raises the kernel's shared-memory limit
+    launch_wgmma_persistent(blocks, A, Bt, C, m, n, k);
+}
+
+// TODO(step 5): predict, then write down: m = n = 4096, k = 5000, on a GPU with 132 SMs (one
+//               block each). How many k-tiles pass through block 0's stages, over all its tiles
+//               (the count t its producer reaches)?
+// BEGIN SOLUTION
+const long long kKTilesThroughBlock0 = 4 * 79;  // tiles 0, 132, 264, 396 of 512; 5000 / 64 rounded up
+// END SOLUTION
+// STARTER: const long long kKTilesThroughBlock0 = -1;  // your prediction

@@ -62,6 +62,7 @@ void run_mma_pipeline(const bf16* A, const bf16* Bt, float* C, int m, int n, int
 // wgmma.m64n256k16).
 constexpr int k4TileM = 128, k4TileN = 256, k4TileK = 64, k4Stages = 4;
 void run_wgmma_tma(const bf16* A, const bf16* Bt, float* C, int m, int n, int k);
+
 // Whether the machine code this GPU runs has Hopper's architecture-specific instructions
 // (built for sm_90a and running on compute capability 9.0). Given in starter.cu.
 bool wgmma_code_loaded();
@@ -86,6 +87,16 @@ __host__ __device__ constexpr uint64_t wgmma_descriptor(uint32_t start, uint32_t
            (uint64_t)((stride_bytes >> 4) & 0x3FFF) << 32 | (uint64_t)swizzle << 62;
 }
 
+// ---- Step 5 (optional): the persistent kernel (sm_90a) ---------------------------------------
+// Step 4's block and pipeline, launched once per SM rather than once per tile: block b computes
+// tiles b, b + G, b + 2G, ... (G blocks; step 4's band order) through stages whose barriers and
+// phases run on from one tile to the next, so the next tile's loads overlap this tile's stores.
+// C leaves through 16-byte stores where n is a multiple of 4 and C 16-byte aligned.
+// run_wgmma_persistent launches as many blocks as fit on the GPU at once; the tests also launch
+// it with fewer (run_wgmma_persistent_blocks), so that every block walks many tiles.
+void run_wgmma_persistent(const bf16* A, const bf16* Bt, float* C, int m, int n, int k);
+void run_wgmma_persistent_blocks(int blocks, const bf16* A, const bf16* Bt, float* C, int m, int n, int k);
+
 // The library reference is CublasGemmBf16 (common/baselines/cublas_gemm_bf16.h), same contract.
 
 // ---- Predictions (predict on paper, write them in starter.cu; the tests check them) ----------
@@ -100,6 +111,9 @@ extern const long long kMmaSyncPerWarpPerTile;
 // Step 4: bytes the Tensor Memory Accelerator writes into one pipeline stage (A's tile and Bt's
 // tile): the count the stage's barrier expects before the consumers may read it.
 extern const long long kTmaBytesPerStage;
+// Step 5: m = n = 4096, k = 5000, a persistent grid of one block per SM on a GPU with 132 SMs:
+// how many k-tiles pass through block 0's pipeline, over all the tiles it computes?
+extern const long long kKTilesThroughBlock0;
 
 // ---- The steps, in order: the program, the tests and their summary all read this list --------
 
@@ -141,6 +155,7 @@ inline const Step<MatmulFn, StepInfo> kSteps[] = {
      {"wmma shared padded", kNeedsBf16TensorCores, {"wmma shared unpadded", run_wmma_shared_unpadded}}},
     {3, "mma_pipeline", run_mma_pipeline, {"mma sync pipeline", kNeedsBf16TensorCores}},
     {4, "wgmma_tma", run_wgmma_tma, {"wgmma with TMA", kNeedsHopper}},
+    {5, "wgmma_persistent", run_wgmma_persistent, {"wgmma persistent", kNeedsHopper}},  // optional: complete at 4
 };
 
 // Why a step cannot run on this device ("" when it can). Asks the device; call with a GPU.

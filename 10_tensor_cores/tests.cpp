@@ -87,11 +87,11 @@ std::vector<bf16> small_ints(size_t n, uint64_t seed) {
 // Integers in [-4, 4] are exact in BF16, their products (at most 16) and every partial sum (at
 // most 16 * 4097 < 2^24) are whole numbers exact in FP32: the result must equal the reference
 // exactly, whatever the order of the sums and however the tensor cores round.
-void expect_exact_integers(const TcStep& step) {
+void expect_exact_integers(const std::vector<Variant>& runs) {
     for (Shape s : {Shape{100, 200, 300}, Shape{33, 140, 4097}}) {
         const std::vector<bf16> A = small_ints((size_t)s.m * s.k, 5), Bt = small_ints((size_t)s.n * s.k, 6);
         const std::vector<double> ref = matmul_reference(to_float(A), to_float(Bt), s.m, s.n, s.k);
-        for (const Variant& v : launchers(step)) {
+        for (const Variant& v : runs) {
             INFO(v.label << ": m = " << s.m << ", n = " << s.n << ", k = " << s.k);
             CHECK_MATCH(compare(gpu_product(v.run, A, Bt, s.m, s.n, s.k), ref, Tolerance{0.0, 0.0}));
         }
@@ -100,8 +100,8 @@ void expect_exact_integers(const TcStep& step) {
 
 // k = 0 is an empty sum: C must be all zeros (it starts as NaN). m = 0 or n = 0 is an empty C:
 // the launcher must not launch an empty grid (a launch error, caught by CUDA_CHECK_LAUNCH).
-void expect_empty_cases(const TcStep& step) {
-    for (const Variant& v : launchers(step)) {
+void expect_empty_cases(const std::vector<Variant>& runs) {
+    for (const Variant& v : runs) {
         INFO(v.label);
         const std::vector<bf16> none;
         const std::vector<double> zeros((size_t)37 * 45, 0.0);
@@ -116,12 +116,12 @@ void expect_empty_cases(const TcStep& step) {
 // Operands one element past an allocation's start: sizes that are multiples of 8 (so 16-byte
 // rows), but no row is 16-byte aligned, so a kernel that uses 16-byte accesses only because
 // the sizes allow it would fault or read the wrong elements.
-void expect_misaligned(const TcStep& step) {
-    const int m = 136, n = 264, k = 72;
+void expect_misaligned(const std::vector<Variant>& runs, Shape s = {136, 264, 72}) {
+    const int m = s.m, n = s.n, k = s.k;
     const std::vector<bf16> A = to_bf16(random_floats((size_t)m * k, 11)), Bt = to_bf16(random_floats((size_t)n * k, 12));
     const std::vector<double> ref = matmul_reference(to_float(A), to_float(Bt), m, n, k);
-    for (const Variant& v : launchers(step)) {
-        INFO(v.label);
+    for (const Variant& v : runs) {
+        INFO(v.label << ": m = " << m << ", n = " << n << ", k = " << k);
         DeviceBuffer<bf16> d_A((size_t)m * k + 1), d_Bt((size_t)n * k + 1);
         DeviceBuffer<float> d_C((size_t)m * n + 1);
         CUDA_CHECK(cudaMemcpy(d_A.get() + 1, A.data(), A.size() * sizeof(bf16), cudaMemcpyHostToDevice));
@@ -275,6 +275,26 @@ void expect_huge(const TcStep& step) {
     }
 }
 
+// ---- Step 5: a persistent grid, each block walking many tiles -------------------------------
+// With one block per SM, a block computes more than one tile only where C has more tiles than
+// the GPU has SMs. So these cases also launch the kernel with a few blocks: every block then
+// walks several tiles, and its stages and phases must run on from each to the next. Counts of
+// k-tiles (64 deep) that are not multiples of the stages (4) or of twice the stages (after 8
+// k-tiles a stage's barriers are back at the same parity) catch a count restarted per tile.
+const Shape kPersistentShapes[] = {{300, 600, 190},  {520, 530, 330}, {129, 257, 65},   {1000, 1000, 100},
+                                   {257, 513, 575},  {1, 4097, 200},  {4097, 1, 17},    {640, 768, 1000},
+                                   {200, 300, 1},    {385, 769, 127}};
+
+template <int Blocks>
+void persistent_with(const bf16* A, const bf16* Bt, float* C, int m, int n, int k) {
+    run_wgmma_persistent_blocks(Blocks, A, Bt, C, m, n, k);
+}
+std::vector<Variant> persistent_grids() {
+    std::vector<Variant> v = {{"1 block", persistent_with<1>}, {"3 blocks", persistent_with<3>}};
+    if (!under_sanitizer()) v.insert(v.end(), {{"2 blocks", persistent_with<2>}, {"7 blocks", persistent_with<7>}});
+    return v;
+}
+
 }  // namespace
 
 DECLARE_STEPS(kSteps);
@@ -290,15 +310,15 @@ STEP_CASES(kSteps, "multiples and near misses of the tiles (16 to 512)", [](cons
 });
 STEP_CASES(kSteps, "small integers give the exact product (k = 300 and 4097)", [](const auto& step) {
     SKIP_IF_UNSUPPORTED(step);
-    expect_exact_integers(step);
+    expect_exact_integers(launchers(step));
 });
 STEP_CASES(kSteps, "k = 0 writes zeros, m = 0 or n = 0 does nothing", [](const auto& step) {
     SKIP_IF_UNSUPPORTED(step);
-    expect_empty_cases(step);
+    expect_empty_cases(launchers(step));
 });
 STEP_CASES(kSteps, "operands that are not 16-byte aligned", [](const auto& step) {
     SKIP_IF_UNSUPPORTED(step);
-    expect_misaligned(step);
+    expect_misaligned(launchers(step));
 });
 STEP_CASES(kSteps, "1024x1024x1024 against the CPU and cuBLAS (large)", [](const auto& step) {
     SKIP_IF_UNSUPPORTED(step);
@@ -308,6 +328,54 @@ STEP_CASES(kSteps, "a C of more than 2^31 elements, and an A and a Bt of more (l
     SKIP_IF_UNSUPPORTED(step);
     expect_huge(step);
 });
+
+// ---- step 5: the persistent kernel -----------------------------------------------------------
+// The cases above run it with a block per SM (each block one tile, but where C has more tiles
+// than the GPU has SMs); these with a few blocks, so that every block walks many tiles.
+STEP_CASE(kSteps, "wgmma_persistent", "1, 2, 3 and 7 blocks: many tiles each, k-tiles not a multiple of the stages") {
+    SKIP_IF_UNSUPPORTED(step);
+    uint64_t seed = 600;
+    for (const Variant& v : persistent_grids())
+        for (Shape s : kPersistentShapes) expect_product(v, s, seed++);
+}
+STEP_CASE(kSteps, "wgmma_persistent", "a few blocks: integers exact, k = 0, empty, misaligned") {
+    SKIP_IF_UNSUPPORTED(step);
+    const std::vector<Variant> grids = persistent_grids();
+    expect_exact_integers(grids);
+    expect_empty_cases(grids);
+    expect_misaligned(grids);
+    expect_misaligned(grids, {520, 528, 328});
+}
+STEP_CASE(kSteps, "wgmma_persistent", "more tiles than SMs with a block per SM: 2049x2049x136 (large)") {
+    SKIP_IF_UNSUPPORTED(step);
+    expect_product({step.info.label, step.run}, {2049, 2049, 136}, 700);
+}
+// One launch after another on the same buffers, with other data, other grids and other shapes:
+// nothing of a launch's barriers or counts may carry over to the next.
+STEP_CASE(kSteps, "wgmma_persistent", "repeated calls: other data, grids and shapes one after another") {
+    SKIP_IF_UNSUPPORTED(step);
+    const int m = 520, n = 530, k = 330;
+    DeviceBuffer<float> d_C((size_t)m * n);
+    std::vector<Variant> runs = {{step.info.label, step.run}};
+    for (const Variant& v : persistent_grids()) runs.push_back(v);
+    uint64_t seed = 800;
+    for (int round = 0; round < 2; ++round)
+        for (const Variant& v : runs)
+            for (Shape s : {Shape{m, n, k}, Shape{m - 7, n - 9, k / 3}}) {
+                INFO(v.label << ", round " << round << ": m = " << s.m << ", n = " << s.n << ", k = " << s.k);
+                const std::vector<bf16> A = to_bf16(random_floats((size_t)s.m * s.k, seed, -1.0f, 1.0f));
+                const std::vector<bf16> Bt = to_bf16(random_floats((size_t)s.n * s.k, seed + 1, -1.0f, 1.0f));
+                seed += 2;
+                DeviceBuffer<bf16> d_A(A), d_Bt(Bt);
+                d_C.poison();
+                v.run(d_A.get(), d_Bt.get(), d_C.get(), s.m, s.n, s.k);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                std::vector<float> C = d_C.download();
+                C.resize((size_t)s.m * s.n);
+                CHECK_MATCH(compare(C, matmul_reference(to_float(A), to_float(Bt), s.m, s.n, s.k),
+                                    bf16_matmul_tolerance(s.k, max_abs(A), max_abs(Bt))));
+            }
+}
 
 // ---- predictions (answers.cpp derives them) -----------------------------------------------------
 STEP_HOST_CASE(kSteps, "wmma_global", "prediction: accumulator elements per lane") {
@@ -331,6 +399,11 @@ STEP_HOST_CASE(kSteps, "mma_pipeline", "prediction: mma.sync per warp per tile")
 STEP_HOST_CASE(kSteps, "wgmma_tma", "prediction: bytes the TMA writes per stage") {
     check_prediction("kTmaBytesPerStage", kTmaBytesPerStage,
                      "one stage holds a tile of A and a tile of Bt, every element 2 bytes");
+}
+
+STEP_HOST_CASE(kSteps, "wgmma_persistent", "prediction: k-tiles through block 0 at 4096x4096x5000") {
+    check_prediction("kKTilesThroughBlock0", kKTilesThroughBlock0,
+                     "which tiles does block 0 take, and how many k-tiles has each when k is not a multiple of 64?");
 }
 
 // ---- the library reference --------------------------------------------------------------------
