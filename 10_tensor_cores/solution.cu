@@ -925,8 +925,7 @@ const long long kTmaBytesPerStage = (128 + 256) * 64 * 2;  // 49152: A's 128 x 6
 // b + G, b + 2G, ... (G = gridDim.x) in step 4's band order, with step 4's pipeline: the producer
 // loads the k-tiles of all its tiles one after another through the same stages, so while the
 // consumers store one tile's C from their registers, the next tile's first stages are already
-// loading. The stages, their barriers and their phases run on from tile to tile: the count t of
-// load_stage_4 and mma_stage_4 is over every k-tile the block passes, not per tile.
+// loading. The block sets up its stages and their barriers once, for all its tiles.
 //
 // The results leave through 16-byte stores (store_tile_5, given): neighbouring lanes exchange
 // half their fragments so that each holds 4 adjacent floats of a row.
