@@ -642,6 +642,7 @@ __device__ uint32_t look_back(unsigned long long* status, size_t tile, unsigned 
     // TODO(step 6): status[j * kRadixDigits + digit] is tile j's word for this digit. Read only
     //               words that earlier tiles published (wait_published waits for one of this
     //               pass), nearest first, and stop as soon as what you have read settles the sum.
+    //               Before returning, publish (status_word) what the tiles after this one need.
     // BEGIN SOLUTION
     uint32_t before = 0;
     for (size_t j = tile; j-- > 0;) {
