@@ -6,7 +6,7 @@
 //
 // Measured figures below: NVIDIA H100 80GB HBM3, CUDA 13.0 (LECTURE.md has the tables).
 #include "answers.h"
-#include "launch.h"  // next_pow2
+#include "launch.h"  // next_pow2, ceil_div
 #include "parallel_sort.h"
 
 namespace {
@@ -78,12 +78,27 @@ double split_bytes_per_key(size_t, bool) { return 32 * 12; }
 // eight. Bitonic (step 2) moves 1088 bytes a key at 2^26, 23 times the radix sort's 48.
 double radix_bytes_per_key(size_t, bool values) { return kRadixPasses * (values ? 20 : 12); }
 
+// Step 6: one read of the keys counts every pass's digits (4), then each pass reads and writes
+// every key once (4 x 8): 36 bytes a key, CUB's own model; 4 + 4 x 16 = 68 with values. Left out,
+// as the counts are in steps 3 to 5: the status words (below), 8 bytes per tile and digit, each
+// written twice and read by the next tiles' look-back, and zeroed once per sort: 256 x 8 / 8192
+// = 0.25 bytes a key per pass and for the zeroing, 1.25 in all if none stays in L2, 3.5% of 36.
+double onesweep_bytes_per_key(size_t, bool values) { return 4 + kRadixPasses * (values ? 16 : 8); }
+
+// The status words one pass of step 6 publishes: a word per tile and digit. For 2^28 keys:
+// 2^28 / 8192 = 2^15 tiles, 256 digits each, 2^23 = 8,388,608 words (64 MB at 8 bytes; CUB packs
+// flag and count into 4 bytes, 32 MB, which needs its portions: LECTURE.md). Per key, 256 / 8192
+// = 1/32 of a word: a bigger tile means fewer words, but more registers and shared memory per
+// block and fewer blocks to hide latency.
+static double sweep_status_words(size_t n) { return (double)ceil_div(n, kSweepTile) * kRadixDigits; }
+
 const std::vector<Answer>& prediction_answers() {
     static const std::vector<Answer> answers = {
         {"kTileStages", [] { return tile_stages(); }},
         {"kBitonicGlobalLaunches", [] { return (double)bitonic_global_launches((size_t)1 << 20); }},
         {"kSplitBytesPerKey", [] { return split_bytes_per_key((size_t)1 << 24, false); }},
         {"kRadixBytesPerKey", [] { return radix_bytes_per_key((size_t)1 << 24, false); }},
+        {"kSweepStatusWords", [] { return sweep_status_words((size_t)1 << 28); }},
     };
     return answers;
 }

@@ -1,6 +1,6 @@
 // 09_parallel_sort/main.cpp: runs each step on one set of keys next to CUB, thrust and a copy,
 // checks every result against a stable sort and times it, with the bytes each sort must move;
-// --bench does the same for 2^20 to 2^28 random keys, step 5 sorting pairs.
+// --bench does the same for 2^20 to 2^28 random keys, steps 5 and 6 sorting keys alone and pairs.
 #include <map>
 #include <numeric>
 #include <utility>
@@ -17,9 +17,10 @@ const char* const kSortPairs = "cub::DeviceRadixSort::SortPairs";
 
 // One set of keys: every selected step and the libraries, each checked against the stable order
 // of its input: CUB's sort of (key, position) pairs checked in O(n) for unsigned keys, std::stable_sort
-// for int and float keys and for step 1's tiles. Step 5 sorts `type` keys, with values if `pairs`.
+// for int and float keys and for step 1's tiles. Steps 5 and 6 sort `type` keys, with values if
+// `pairs`; with `both` they sort them alone too, each row next to its own CUB sort (--bench).
 void measure(Measurements& table, const Program& p, const std::string& title, size_t n, Distribution dist,
-             KeyType type, bool pairs, uint64_t seed) {
+             KeyType type, bool pairs, uint64_t seed, bool both = false) {
     const std::vector<uint32_t> plain = make_keys(n, dist, seed);
     const std::vector<uint32_t> typed = type == KeyType::u32 ? std::vector<uint32_t>() : make_keys(n, dist, seed, type);
     std::vector<uint32_t> positions(n);
@@ -58,18 +59,24 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
     };
     std::vector<StepRow> rows;
     for (const SortStep& s : p.selected(kSteps)) {
-        const bool is_typed = s.info.any_keys && type != KeyType::u32, values = s.info.any_keys && pairs;
-        const SortJob job{is_typed ? d_typed.get() : d_plain.get(), d_out.get(), n, is_typed ? type : KeyType::u32,
-                          values ? d_positions.get() : nullptr, values ? d_values_out.get() : nullptr};
-        rows.push_back(row(std::to_string(s.number), std::string(s.name) + (values ? " (pairs)" : ""),
-                           expect(is_typed, s.info.sorted_run), values, s.info.sorted_run, [s, job] { s.run(job); },
-                           RowKind::step, s.info.bytes_per_key(n, values), s.info.sorted_run ? "-" : values ? kSortPairs : ""));
-        // A B/key that answers a prediction waits for it (steps.h: Prediction), and so do the
-        // columns computed from it (at copy speed, % of that) and the row's place on the plot.
-        const Prediction& predicted = s.info.predicted;
-        if (predicted.name && (double)*predicted.value != find_answer(predicted.name)->derive()) {
-            rows.back().cells[0] = predicted.shown(rows.back().cells[0], find_answer(predicted.name)->derive());
-            rows.back().work.bytes = 0;
+        for (bool values : {false, true}) {
+            // The step's own row (with values where it takes them and `pairs` asks), and with `both`
+            // the same step on keys alone as well.
+            const bool own = values == (s.info.any_keys && pairs), keys_too = both && s.info.any_keys && pairs && !values;
+            if (!own && !keys_too) continue;
+            const bool is_typed = s.info.any_keys && type != KeyType::u32;
+            const SortJob job{is_typed ? d_typed.get() : d_plain.get(), d_out.get(), n, is_typed ? type : KeyType::u32,
+                              values ? d_positions.get() : nullptr, values ? d_values_out.get() : nullptr};
+            rows.push_back(row(std::to_string(s.number), std::string(s.name) + (values ? " (pairs)" : ""),
+                               expect(is_typed, s.info.sorted_run), values, s.info.sorted_run, [s, job] { s.run(job); },
+                               RowKind::step, s.info.bytes_per_key(n, values), s.info.sorted_run ? "-" : values ? kSortPairs : ""));
+            // A B/key that answers a prediction waits for it (steps.h: Prediction), and so do the
+            // columns computed from it (at copy speed, % of that) and the row's place on the plot.
+            const Prediction& predicted = s.info.predicted;
+            if (predicted.name && (double)*predicted.value != find_answer(predicted.name)->derive()) {
+                rows.back().cells[0] = predicted.shown(rows.back().cells[0], find_answer(predicted.name)->derive());
+                rows.back().work.bytes = 0;
+            }
         }
     }
     // The libraries' bytes per key: Onesweep counts every digit in one pass over the keys (4), then
@@ -92,14 +99,14 @@ void measure(Measurements& table, const Program& p, const std::string& title, si
     table.section(title, Work{}, rows);
 }
 
-// The default run (n keys of one distribution) or --bench (2^20 to 2^28 random keys, step 5
-// sorting pairs), in one table: G keys/s, against CUB's sort and at the copy's speed.
+// The default run (n keys of one distribution) or --bench (2^20 to 2^28 random keys, steps 5 and 6
+// sorting keys alone and pairs), in one table: G keys/s, against CUB's sort and at the copy's speed.
 int run(const Program& p, size_t n, const std::string& distribution, KeyType type, bool pairs) {
     const BenchConfig cfg = p.bench ? BenchConfig{} : BenchConfig{2, 10, true};
-    print_header(p, cfg, "sorting n random 32-bit keys (every pattern equally likely); step 5 sorts the keys\n"
-                         "with their positions as values (pairs), as SortPairs does",
+    print_header(p, cfg, "sorting n random 32-bit keys (every pattern equally likely); steps 5 and 6 sort the\n"
+                         "keys alone and with their positions as values (pairs), as SortPairs does",
                  strf("sorting n = %zu keys (%s)", n, distribution.c_str()),
-                 strf("steps 1 to 4 sort uint keys, step 5 %s keys%s", to_string(type),
+                 strf("steps 1 to 4 sort uint keys, steps 5 and 6 %s keys%s", to_string(type),
                       pairs ? " with their input positions as values" : ""));
     TableSpec t;
     t.title = "sorting n 32-bit keys";
@@ -125,7 +132,7 @@ int run(const Program& p, size_t n, const std::string& distribution, KeyType typ
                         gpu / 1e9, host / 1e9);
         else
             measure(table, p, strf("2^%d keys (%.0f MB)", k, 4 * keys_n / 1e6), (size_t)1 << k,
-                    Distribution::random, KeyType::u32, true, p.seed + k);
+                    Distribution::random, KeyType::u32, true, p.seed + k, true);
     }
     return table.finish() ? 1 : 0;
 }
@@ -137,8 +144,8 @@ int main(int argc, char** argv) {
               {"sorts n 32-bit keys on the GPU, checked against std::stable_sort",
                {{"--n N", "keys"},
                 {"--distribution D", "what the keys look like"},
-                {"--keys TYPE", "the key type of step 5 (steps 1 to 4, and CUB's row, sort uint keys)"},
-                {"--pairs", "step 5 sorts (key, input position) pairs; the check includes stability"}},
+                {"--keys TYPE", "the key type of steps 5 and 6 (steps 1 to 4, and CUB's row, sort uint keys)"},
+                {"--pairs", "steps 5 and 6 sort (key, input position) pairs; the check includes stability"}},
                step_decls(kSteps), {"cub"}, "the benchmark tables (2^20, 2^24, 2^26 and 2^28 random keys)"});
     const size_t n = p.size("--n", 1000000, 0, kMaxKeys);
     const std::string distribution = p.choice("--distribution", "random", distribution_names());

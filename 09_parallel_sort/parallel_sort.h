@@ -1,4 +1,4 @@
-// parallel_sort.h: the interface of exercise 09, sorting 32-bit keys five ways.
+// parallel_sort.h: the interface of exercise 09, sorting 32-bit keys five ways (and a sixth, optional).
 //
 // Frozen: main.cpp and tests.cpp call these functions, and starter.cu and solution.cu both
 // implement them, so the same program and tests run against either file.
@@ -60,6 +60,13 @@ constexpr int kRadixWarps = kRadixThreads / 32;
 constexpr int kRadixRows = 16;
 constexpr size_t kRadixTile = (size_t)kRadixThreads * kRadixRows;  // 4096
 
+// Step 6 (optional): the same 8-bit digits; a block of kSweepThreads threads ranks kSweepTile
+// keys, each warp owning kSweepRows rows of 32 keys, and threads 0 .. kRadixDigits-1 own a digit each.
+constexpr int kSweepThreads = 512;
+constexpr int kSweepWarps = kSweepThreads / 32;
+constexpr int kSweepRows = 16;
+constexpr size_t kSweepTile = (size_t)kSweepThreads * kSweepRows;
+
 // ---- The steps: one launcher each ---------------------------------------------------------------
 // Step 1: every tile of kBitonicTile keys is sorted on its own (the last one may be shorter):
 // keys_out[t*T .. ) holds the keys of keys_in[t*T .. ), sorted. Unsigned keys, no values.
@@ -74,6 +81,11 @@ void run_split_sort(const SortJob& job);
 // that ranks keys inside the tile). Step 4 writes it for unsigned keys; step 5 adds int and float
 // keys (ordered_bits on the first load, raw_bits on the last store) and values.
 void run_radix_sort(const SortJob& job);
+// Step 6 (optional; the exercise is complete without it): step 5's sort (any key type, values or
+// not) with the keys read once per digit. One kernel counts the digits of all four passes in one
+// read of the keys; then each pass ranks a tile, learns from the tiles before it where its runs
+// go (a decoupled look-back, 07's step 6, one chain per digit) and scatters.
+void run_onesweep(const SortJob& job);
 
 // The bytes a step must move per key for n keys, read and written, with values or without: a
 // model of its passes, the benchmark's B/key. For steps 2 to 5 it is the working-out of a
@@ -82,17 +94,19 @@ double bitonic_block_bytes_per_key(size_t n, bool values);
 double bitonic_global_bytes_per_key(size_t n, bool values);
 double split_bytes_per_key(size_t n, bool values);
 double radix_bytes_per_key(size_t n, bool values);
+double onesweep_bytes_per_key(size_t n, bool values);
 
 // ---- Predictions: worked out on paper, written in starter.cu, checked by the tests --------------
 extern const long long kTileStages;             // step 1: stages of the network on one 2048-key tile
 extern const long long kBitonicGlobalLaunches;  // step 2: launches of run_bitonic_global, n = 2^20
 extern const long long kSplitBytesPerKey;       // step 3: bytes per key the 32 passes move, large n
 extern const long long kRadixBytesPerKey;       // step 4: bytes per key the 4 passes move, large n
+extern const long long kSweepStatusWords;       // step 6: status words one pass publishes, n = 2^28
 
 // The steps, in order: the program, the tests and their summary all read this one list.
 using SortFn = void (*)(const SortJob&);
-// What else a step is: the jobs it takes (steps 1 to 4 unsigned keys alone; step 5 any key
-// type, with values or without), what it promises (step 1 sorts each tile of kBitonicTile keys
+// What else a step is: the jobs it takes (steps 1 to 4 unsigned keys alone; steps 5 and 6 any
+// key type, with values or without), what it promises (step 1 sorts each tile of kBitonicTile keys
 // on its own; 0: all n keys), its model of the bytes it moves, and the prediction that model
 // answers or gives away (step 2's bytes are 8 per launch): the program shows the B/key of such a
 // step, and what follows from it, only once the prediction is right.
@@ -111,6 +125,7 @@ inline const SortStep kSteps[] = {
     {4, "radix_sort", run_radix_sort, {false, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}}},
     {5, "keys_and_pairs", run_radix_sort, {true, 0, radix_bytes_per_key, {"kRadixBytesPerKey", &kRadixBytesPerKey}},
      "--keys --pairs"},  // steps 1 to 4 and CUB's row sort uint keys alone
+    {6, "onesweep", run_onesweep, {true, 0, onesweep_bytes_per_key}, "--keys --pairs"},  // optional: complete at step 5
 };
 // Whether a step takes a job of these keys, with values (pairs) or without.
 inline bool takes(const SortStep& step, KeyType type, bool pairs) {

@@ -8,7 +8,8 @@
 //
 // Sorting 32-bit keys five ways: a sorting network in one block, the same network across the
 // whole array, a radix sort one bit at a time, one eight bits at a time, and that last one for
-// int and float keys and for keys that carry values. LECTURE.md explains each design.
+// int and float keys and for keys that carry values; then, optionally, a sixth: the same sort
+// reading the keys once per digit (onesweep). LECTURE.md explains each design.
 //
 // Rules every kernel keeps, whatever n is:
 //   - keys at or past n do not exist: never read or write them (a tile that runs past n pads
@@ -19,6 +20,8 @@
 #include <cstdint>
 
 #include "parallel_sort.h"
+
+#include <cuda/atomic>
 
 #include "cuda_check.h"
 #include "launch.h"  // ceil_div, next_pow2, keep_pool_memory
@@ -47,10 +50,11 @@ __device__ void compare_exchange(uint32_t* s, unsigned a, unsigned b) {
     }
 }
 
-// The exclusive prefix sum of v over the kRadixThreads threads of the block (thread 0 gets 0).
+// The exclusive prefix sum of v over the kThreads threads of the block (thread 0 gets 0).
 // Every thread must call it, at most once per kernel (it has shared memory of its own).
+template <int kThreads = kRadixThreads>
 __device__ uint32_t block_exclusive_sum(uint32_t v) {
-    __shared__ uint32_t warp_totals[kRadixThreads / 32];
+    __shared__ uint32_t warp_totals[kThreads / 32];
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     uint32_t inclusive = v;
 #pragma unroll
@@ -561,3 +565,319 @@ SORT_HOST_DEVICE uint32_t raw_bits(uint32_t ordered, KeyType type) {
     // END SOLUTION
     // STARTER: return ordered;
 }
+
+// ---- Step 6 (optional): onesweep, the keys read once per digit --------------------------------------
+// Step 4 reads every key twice per pass: radix_histogram to count, radix_scatter to place it.
+// Two observations remove the first read:
+//   - the whole array's count of each digit does not depend on the order earlier passes leave
+//     the keys in, so one kernel (sweep_count_digits) counts the digits of all four passes in a
+//     single read, and sweep_digit_starts turns them into where each digit's run starts;
+//   - what a tile still needs, the keys of its digit in earlier tiles, is a prefix sum over
+//     tiles: 07's decoupled look-back does it inside the pass, one chain per digit.
+// So a pass (onesweep_pass) is one kernel that reads each key once and writes it once: rank the
+// tile (step 4's way), publish its count of each digit, look back, scatter.
+//
+// Status words: one per tile and digit, 64 bits, a flag in the high half and a count in the low
+// half (07's step 6: flag and count travel together, so a relaxed atomic load sees both or
+// neither). The array is zeroed once per sort and used by all four passes.
+struct SweepFlags {
+    uint32_t aggregate;  // the count of this tile alone
+    uint32_t prefix;     // the count of this tile and every tile before it
+};
+__device__ unsigned long long status_word(uint32_t flag, uint32_t count) {
+    return (unsigned long long)flag << 32 | count;
+}
+__device__ uint32_t flag_of(unsigned long long word) { return (uint32_t)(word >> 32); }
+__device__ uint32_t count_of(unsigned long long word) { return (uint32_t)word; }
+__device__ void publish(unsigned long long* status, size_t i, unsigned long long word) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(status[i]).store(word, cuda::memory_order_relaxed);
+}
+
+// Given: how long a wait may last before it is a bug (nothing will ever publish there) and not a
+// slow neighbour: a tile publishes its counts within microseconds of starting.
+constexpr unsigned long long kSweepPatienceNs = 2'000'000'000ull;
+
+__device__ unsigned long long nanoseconds_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Re-reads status[i] until it holds one of this pass's flags, and returns that word. A wait that
+// outlasts kSweepPatienceNs gives up, and so does every later wait of the sort (gave_up): it
+// returns a prefix of 0, so a broken look-back ends in a wrong sort, never in a hang.
+__device__ unsigned long long wait_published(unsigned long long* status, size_t i, SweepFlags flags,
+                                             unsigned* gave_up) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(status[i]);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> given_up(*gave_up);
+    unsigned long long since = 0;
+    while (true) {
+        const unsigned long long w = word.load(cuda::memory_order_relaxed);
+        if (flag_of(w) == flags.aggregate || flag_of(w) == flags.prefix) return w;
+        const unsigned long long now = nanoseconds_now();
+        if (since == 0) since = now;
+        if (given_up.load(cuda::memory_order_relaxed) != 0 || now - since > kSweepPatienceNs) {
+            given_up.store(1, cuda::memory_order_relaxed);
+            return status_word(flags.prefix, 0);
+        }
+    }
+}
+
+// The flags a word carries in pass `pass` (0 .. kRadixPasses - 1).
+__device__ SweepFlags sweep_flags(int pass) {
+    // TODO(step 6): two flags per pass, neither of them 0 (what the zeroing leaves). The status
+    //               words are zeroed once per sort, not once per pass: decide what keeps a word
+    //               an earlier pass left from reading as published in this one.
+    // BEGIN SOLUTION
+    return {2u * pass + 1, 2u * pass + 2};  // pass p: 2p+1, 2p+2; every earlier pass's flags are smaller
+    // END SOLUTION
+    // STARTER: return {0, 0};
+}
+
+// Run by thread `digit` of tile `tile`, which has already published `count`, its keys of that
+// digit, as an aggregate (tile 0: as a prefix). Returns how many keys of `digit` the tiles
+// before `tile` hold in this pass, and publishes what the tiles after it need from it.
+__device__ uint32_t look_back(unsigned long long* status, size_t tile, unsigned digit, uint32_t count,
+                              SweepFlags flags, unsigned* gave_up) {
+    // TODO(step 6): status[j * kRadixDigits + digit] is tile j's word for this digit. Read only
+    //               words that earlier tiles published (wait_published waits for one of this
+    //               pass), nearest first, and stop as soon as what you have read settles the sum.
+    //               Before returning, publish (status_word) what the tiles after this one need.
+    // BEGIN SOLUTION
+    uint32_t before = 0;
+    for (size_t j = tile; j-- > 0;) {
+        const unsigned long long w = wait_published(status, j * kRadixDigits + digit, flags, gave_up);
+        before += count_of(w);
+        if (flag_of(w) == flags.prefix) break;  // it already holds every tile before it
+    }
+    publish(status, tile * kRadixDigits + digit, status_word(flags.prefix, before + count));
+    return before;
+    // END SOLUTION
+    // STARTER: return 0;
+}
+
+// Given: every key's digits of all passes, counted in one read of the keys: counts[pass][digit]
+// (zeroed before), of the ordered patterns (step 5's ordered_bits). A histogram per block in
+// shared memory, then one global atomicAdd per digit and pass per block.
+constexpr int kCountThreads = 256;
+__global__ void __launch_bounds__(kCountThreads) sweep_count_digits(const uint32_t* __restrict__ keys, size_t n,
+                                                                    KeyType type, uint32_t* __restrict__ counts) {
+    __shared__ uint32_t hist[kRadixPasses][kRadixDigits];
+    for (unsigned i = threadIdx.x; i < kRadixPasses * kRadixDigits; i += kCountThreads) (&hist[0][0])[i] = 0;
+    __syncthreads();
+    auto count = [&](uint32_t raw) {
+        const uint32_t key = ordered_bits(raw, type);
+#pragma unroll
+        for (int p = 0; p < kRadixPasses; ++p) atomicAdd(&hist[p][digit_of(key, p * kRadixBits)], 1u);
+    };
+    const size_t stride = (size_t)gridDim.x * kCountThreads, me = (size_t)blockIdx.x * kCountThreads + threadIdx.x;
+    size_t scalar_from = 0;
+    if (reinterpret_cast<uintptr_t>(keys) % 16 == 0) {  // 16-byte loads: the order of the keys does not matter here
+        const uint4* groups = reinterpret_cast<const uint4*>(keys);
+        const size_t group_count = n / 4;
+        constexpr int kInFlight = 4;  // loads issued before the first is counted: latency hidden
+        for (size_t g = me; g < group_count; g += kInFlight * stride) {
+            uint4 q[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                if (g + u * stride < group_count) q[u] = groups[g + u * stride];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                if (g + u * stride < group_count) {
+                    count(q[u].x);
+                    count(q[u].y);
+                    count(q[u].z);
+                    count(q[u].w);
+                }
+        }
+        scalar_from = 4 * group_count;
+    }
+    for (size_t i = scalar_from + me; i < n; i += stride) count(keys[i]);
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < kRadixPasses * kRadixDigits; i += kCountThreads)
+        if ((&hist[0][0])[i] != 0) atomicAdd(&counts[i], (&hist[0][0])[i]);
+}
+
+// Given: starts[pass][d] = the keys of digits below d in that pass: where digit d's run starts
+// in the output. One block per pass, one thread per digit.
+__global__ void __launch_bounds__(kRadixThreads) sweep_digit_starts(const uint32_t* __restrict__ counts,
+                                                                    uint32_t* __restrict__ starts) {
+    const size_t i = (size_t)blockIdx.x * kRadixDigits + threadIdx.x;
+    starts[i] = block_exclusive_sum(counts[i]);
+}
+
+struct SweepPass {
+    const uint32_t* keys_in;
+    uint32_t* keys_out;
+    const uint32_t* values_in;  // pairs only
+    uint32_t* values_out;
+    size_t n;
+    int pass;
+    KeyType load_as, store_as;    // as in step 4: the key transform on the first load and the last store
+    const uint32_t* starts;       // [pass][digit], from sweep_digit_starts
+    unsigned long long* status;   // [tile][digit], zeroed once per sort
+    unsigned* tile_counter;       // this pass's, zeroed
+    unsigned* gave_up;            // wait_published's, zeroed
+};
+
+// Given, but for sweep_flags and look_back: one pass. Tile positions as in step 4: warp w, row
+// r, lane l holds tile position w * 32 * kSweepRows + 32 * r + l.
+template <bool kPairs>
+__global__ void __launch_bounds__(kSweepThreads, 2) onesweep_pass(SweepPass a) {
+    static_assert(kSweepWarps * kRadixDigits <= kSweepTile && kRadixDigits <= kSweepThreads, "the shared layout");
+    __shared__ uint32_t tile_smem[kSweepTile];  // the warps' counts of each digit, then the tile sorted by digit
+    __shared__ uint32_t digit_start[kRadixDigits];      // where each digit's keys start in the sorted tile
+    __shared__ uint32_t out_minus_start[kRadixDigits];  // output index - sorted-tile position, per digit
+    __shared__ unsigned tile_number;
+    auto warp_counts = reinterpret_cast<uint32_t (*)[kRadixDigits]>(tile_smem);  // [kSweepWarps][kRadixDigits]
+    const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
+
+    // Tiles are numbered in the order blocks start, not by blockIdx (07's step 6): a tile only
+    // ever waits for tiles that have started, so the look-back always ends.
+    if (t == 0) tile_number = atomicAdd(a.tile_counter, 1u);
+    for (unsigned i = t; i < kSweepWarps * kRadixDigits; i += kSweepThreads) (&warp_counts[0][0])[i] = 0;
+    __syncthreads();
+    const size_t tile = tile_number;
+    const size_t tile_first = tile * kSweepTile;
+    const unsigned tile_keys = (unsigned)(a.n - tile_first < kSweepTile ? a.n - tile_first : kSweepTile);
+    const size_t first = tile_first + (size_t)warp * 32 * kSweepRows + lane;  // this thread's row 0
+    const int shift = a.pass * kRadixBits;
+
+    // Load (a key past n is kLargestKey: last in the sorted tile) and rank in the warp, as step 4.
+    uint32_t key[kSweepRows], pos[kSweepRows];
+#pragma unroll
+    for (int r = 0; r < kSweepRows; ++r)
+        key[r] = first + 32 * r < a.n ? ordered_bits(a.keys_in[first + 32 * r], a.load_as) : kLargestKey;
+    const uint32_t lanes_below = (1u << lane) - 1;
+#pragma unroll
+    for (int r = 0; r < kSweepRows; ++r) {
+        const uint32_t d = digit_of(key[r], shift);
+        const uint32_t peers = lanes_with_digit(d);
+        const uint32_t before = warp_counts[warp][d];
+        __syncwarp();
+        if ((peers & lanes_below) == 0) warp_counts[warp][d] = before + __popc(peers);
+        __syncwarp();
+        pos[r] = before + __popc(peers & lanes_below);
+    }
+    __syncthreads();
+
+    // Thread d (< kRadixDigits) owns digit d: the warps' counts become each warp's start within
+    // the digit, and the tile's count is published at once, since later tiles may be waiting.
+    const SweepFlags flags = sweep_flags(a.pass);
+    uint32_t count = 0;
+    if (t < kRadixDigits) {
+        for (int w = 0; w < kSweepWarps; ++w) {
+            const uint32_t c = warp_counts[w][t];
+            warp_counts[w][t] = count;
+            count += c;
+        }
+        publish(a.status, tile * kRadixDigits + t, status_word(tile == 0 ? flags.prefix : flags.aggregate, count));
+    }
+    const uint32_t start = block_exclusive_sum<kSweepThreads>(count);  // the threads without a digit add 0
+    if (t < kRadixDigits) digit_start[t] = start;
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kSweepRows; ++r) {
+        const uint32_t d = digit_of(key[r], shift);
+        pos[r] += warp_counts[warp][d] + digit_start[d];
+    }
+    __syncthreads();  // the counts are read: their memory becomes the sorted tile
+#pragma unroll
+    for (int r = 0; r < kSweepRows; ++r) tile_smem[pos[r]] = key[r];
+
+    // The look-back comes after the tile's own work, which gave the earlier tiles time to publish.
+    if (t < kRadixDigits) {
+        const uint32_t before = look_back(a.status, tile, t, count, flags, a.gave_up);
+        out_minus_start[t] = a.starts[a.pass * kRadixDigits + t] + before - start;  // never below 0
+    }
+    __syncthreads();
+
+    // Store: consecutive threads, consecutive sorted positions, so each digit's run goes out as
+    // consecutive addresses; positions past tile_keys hold padding and are never stored.
+    // A place at or past n only comes from a wrong look-back: that key is not stored (the tests
+    // find it missing) rather than written past the output.
+    constexpr uint32_t kNowhere = 0xFFFFFFFFu;  // no place: n <= 2^32 - 1, so places end at 2^32 - 2
+    uint32_t to[kPairs ? kSweepRows : 1];       // pairs: where each key went, for its value
+#pragma unroll
+    for (int i = 0; i < kSweepRows; ++i) {
+        const unsigned p = i * kSweepThreads + t;
+        if constexpr (kPairs) to[i] = kNowhere;
+        if (p < tile_keys) {
+            const uint32_t k = tile_smem[p];
+            const size_t o = (size_t)out_minus_start[digit_of(k, shift)] + p;
+            if (o < a.n) {
+                a.keys_out[o] = raw_bits(k, a.store_as);
+                if constexpr (kPairs) to[i] = (uint32_t)o;
+            }
+        }
+    }
+    if constexpr (kPairs) {  // the values take the keys' path through the same shared memory
+        uint32_t value[kSweepRows];
+#pragma unroll
+        for (int r = 0; r < kSweepRows; ++r) value[r] = first + 32 * r < a.n ? a.values_in[first + 32 * r] : 0;
+        __syncthreads();  // every key has left tile_smem
+#pragma unroll
+        for (int r = 0; r < kSweepRows; ++r)
+            if (first + 32 * r < a.n) tile_smem[pos[r]] = value[r];
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < kSweepRows; ++i) {
+            const unsigned p = i * kSweepThreads + t;
+            if (p < tile_keys && to[i] != kNowhere) a.values_out[to[i]] = tile_smem[p];
+        }
+    }
+}
+
+void run_onesweep(const SortJob& job) {
+    static_assert(kRadixPasses % 2 == 0, "the passes alternate buffers: the last must write the output");
+    const size_t n = job.n;
+    if (n == 0) return;
+    const size_t tiles = ceil_div(n, kSweepTile);
+    const bool pairs = job.values_in != nullptr;
+    // One zeroed block, one memset per sort: the digit counts, a tile counter per pass, the
+    // give-up word and a spare (so the status words start 8-byte aligned), the status words.
+    const size_t head = kRadixPasses * kRadixDigits + kRadixPasses + 2;
+    uint32_t* zeroed = pool_alloc<uint32_t>(head + 2 * tiles * kRadixDigits);
+    uint32_t* counts = zeroed;
+    unsigned* tile_counters = counts + kRadixPasses * kRadixDigits;
+    unsigned* gave_up = tile_counters + kRadixPasses;
+    auto* status = reinterpret_cast<unsigned long long*>(zeroed + head);
+    CUDA_CHECK(cudaMemsetAsync(zeroed, 0, (head + 2 * tiles * kRadixDigits) * sizeof(uint32_t)));
+    uint32_t* starts = pool_alloc<uint32_t>(kRadixPasses * kRadixDigits);
+    uint32_t* other_keys = pool_alloc<uint32_t>(n);  // the passes alternate between these and the outputs
+    uint32_t* other_values = pairs ? pool_alloc<uint32_t>(n) : nullptr;
+
+    // Enough blocks to fill the GPU twice over, no more: each ends with 1024 global atomics.
+    const size_t count_blocks = std::min(ceil_div(n, 16 * kCountThreads), (size_t)2 * sm_count());
+    sweep_count_digits<<<(unsigned)count_blocks, kCountThreads>>>(job.keys_in, n, job.type, counts);
+    CUDA_CHECK_LAUNCH();
+    sweep_digit_starts<<<kRadixPasses, kRadixThreads>>>(counts, starts);
+    CUDA_CHECK_LAUNCH();
+    const uint32_t* keys_from = job.keys_in;
+    const uint32_t* values_from = job.values_in;
+    for (int pass = 0; pass < kRadixPasses; ++pass) {
+        uint32_t* keys_to = pass % 2 == 0 ? other_keys : job.keys_out;
+        uint32_t* values_to = pass % 2 == 0 ? other_values : job.values_out;
+        const SweepPass a{keys_from, keys_to, values_from, values_to, n, pass,
+                          pass == 0 ? job.type : KeyType::u32, pass == kRadixPasses - 1 ? job.type : KeyType::u32,
+                          starts, status, tile_counters + pass, gave_up};
+        if (pairs)
+            onesweep_pass<true><<<(unsigned)tiles, kSweepThreads>>>(a);
+        else
+            onesweep_pass<false><<<(unsigned)tiles, kSweepThreads>>>(a);
+        CUDA_CHECK_LAUNCH();
+        keys_from = keys_to;
+        values_from = values_to;
+    }
+    if (pairs) pool_free(other_values);
+    pool_free(other_keys);
+    pool_free(starts);
+    pool_free(zeroed);
+}
+
+// TODO(step 6): predict on paper: how many status words (one per tile and digit) does one pass
+//               of run_onesweep publish for n = 2^28 keys?
+// BEGIN SOLUTION
+const long long kSweepStatusWords = 8388608;  // 2^28 / 8192 = 32768 tiles, 256 digits each: 2^23
+// END SOLUTION
+// STARTER: const long long kSweepStatusWords = -1;  // your prediction

@@ -6,8 +6,8 @@
 // filled beforehand with a pattern no input key has, so a key the sort forgot to write, or one
 // it wrote past n, shows. The reference is std::stable_sort of the positions by key
 // (stable_order, parallel_sort.h), and keys and values are compared exactly.
-// Steps 1 to 4 sort unsigned keys alone; step 5 carries the keys' input positions as values in
-// every case, so each of its results is also checked for stability.
+// Steps 1 to 4 sort unsigned keys alone; steps 5 and 6 carry the keys' input positions as values
+// in every case, so each of their results is also checked for stability.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -84,9 +84,10 @@ void expect_step(const SortStep& step, const std::vector<uint32_t>& keys, KeyTyp
 const Distribution kDistributions[] = {Distribution::random,  Distribution::equal, Distribution::sorted,
                                        Distribution::reverse, Distribution::few,   Distribution::top_bit,
                                        Distribution::low_bit};
-// Either side of every tile size (2048: steps 1, 2, 3; 4096: steps 4, 5), and odd sizes.
-const size_t kSizes[] = {0,    1,    2,    3,     31,    33,    2047, kBitonicTile, 2049,
-                         4095, kRadixTile, 4097, 12287, 12289, 65537};
+// Either side of every tile size (2048: steps 1, 2, 3; 4096: steps 4, 5; 8192: step 6), and odd
+// sizes.
+const size_t kSizes[] = {0,     1,     2,    3,          31,   33,    2047,  kBitonicTile, 2049, 4095,
+                         kRadixTile, 4097, 8191, kSweepTile, 8193, 12287, 12289, 24577,        65537};
 
 // Past 2^31 keys an int index wraps. The case sorts n = 2^31 + 11 keys, a permutation of
 // 0 .. n-1 built so that both answers are known without sorting: the tiles of kBitonicTile keys
@@ -321,6 +322,47 @@ STEP_HOST_CASE(kSteps, "keys_and_pairs",
     }
 }
 
+// ---- step 6: the look-back across many tiles, key types, and the status words between passes -----
+STEP_CASE(kSteps, "onesweep", "int and float keys over many tiles, with and without values") {
+    for (KeyType type : {KeyType::i32, KeyType::f32})
+        for (size_t n : {kSweepTile + 1, sanitizing((size_t)100003, 3 * kSweepTile + 5)})
+            for (Distribution d : {Distribution::random, Distribution::few}) {
+                const std::string distribution = distribution_names()[(int)d];
+                CAPTURE(distribution);
+                const std::vector<uint32_t> keys = make_keys(n, d, n + (int)d, type);
+                expect_sorted(step.run, keys, type, true, 0);
+                expect_sorted(step.run, keys, type, false, 0);
+            }
+    std::vector<uint32_t> specials = make_keys(sanitizing((size_t)50021, 2 * kSweepTile + 7), Distribution::random, 19);
+    for (uint32_t& k : specials) k = kFloatSpecials[k % (sizeof kFloatSpecials / sizeof kFloatSpecials[0])];
+    expect_sorted(step.run, specials, KeyType::f32, true, 0);
+}
+// Each pass's digit in turn is the only one that varies: in the other passes every tile's keys
+// fall in one digit, so one chain of the look-back carries all the keys and 255 carry none.
+STEP_CASE(kSteps, "onesweep", "only one byte varying, for each byte; every digit value in every tile") {
+    for (int byte = 0; byte < 4; ++byte) {
+        CAPTURE(byte);
+        std::vector<uint32_t> keys = make_keys(3 * kSweepTile + 5, Distribution::random, byte);
+        for (uint32_t& k : keys) k = (0xC3C3C3C3u & ~(0xFFu << 8 * byte)) | (k & (0xFFu << 8 * byte));
+        expect_step(step, keys);
+    }
+    std::vector<uint32_t> keys(4 * kSweepTile);
+    for (size_t i = 0; i < keys.size(); ++i) keys[i] = (uint32_t)((i * 2654435761u) & 0xFFu) * 0x01010101u;
+    expect_step(step, keys);
+}
+// The status words and tile counters serve all four passes of a sort: each call must start from
+// its own zeroed ones, whatever the call before it left (more tiles, fewer, other keys).
+STEP_CASE(kSteps, "onesweep", "repeated calls: the same sort many times, other sizes and keys between") {
+    const std::vector<uint32_t> keys = make_keys(10 * kSweepTile + 3, Distribution::random, 23);
+    for (int call = 0; call < sanitizing(12, 2); ++call) {
+        CAPTURE(call);
+        expect_step(step, keys);
+        if (call % 3 == 0) expect_step(step, make_keys(2 * kSweepTile - 1, Distribution::few, call));
+        if (call % 3 == 1) expect_step(step, make_keys(sanitizing((size_t)40 * kSweepTile + 1, 12 * kSweepTile + 1),
+                                                       Distribution::reverse, call));
+    }
+}
+
 // ---- the predictions (on the CPU; answers.cpp derives each answer) ---------------------------
 // Where the program's B/key answers a prediction (or gives it away: step 2's is 8 bytes per
 // launch), the case also checks that the model gives the answer, so that the column cannot stay
@@ -347,6 +389,10 @@ STEP_HOST_CASE(kSteps, "radix_sort", "prediction kRadixBytesPerKey") {
                      "which kernels of one pass read every key, which write it, and how many passes are there?");
     const bool model_agrees = radix_bytes_per_key((size_t)1 << 24, false) == find_answer("kRadixBytesPerKey")->derive();
     CHECK_MESSAGE(model_agrees, "radix_bytes_per_key must give this answer: the program shows B/key only then");
+}
+STEP_HOST_CASE(kSteps, "onesweep", "prediction kSweepStatusWords (n = 2^28)") {
+    check_prediction("kSweepStatusWords", kSweepStatusWords,
+                     "how many tiles does a pass of 2^28 keys have, and how many words does each tile publish?");
 }
 
 // ---- the library baselines and the given scan --------------------------------------------------
