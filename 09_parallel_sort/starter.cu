@@ -13,6 +13,7 @@
 //   - indices into the arrays are size_t: n may exceed 2^31.
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "parallel_sort.h"
 
@@ -364,8 +365,10 @@ __device__ void publish(unsigned long long* status, size_t i, unsigned long long
 }
 
 // Given: how long a wait may last before it is a bug (nothing will ever publish there) and not a
-// slow neighbour: a tile publishes its counts within microseconds of starting.
-constexpr unsigned long long kSweepPatienceNs = 2'000'000'000ull;
+// slow neighbour: a tile publishes its counts within microseconds of starting. Under
+// compute-sanitizer (make sanitize sets COURSE_SANITIZE) a tile can take seconds: run_onesweep
+// then allows a minute.
+__device__ unsigned long long sweep_patience_ns = 2'000'000'000ull;
 
 __device__ unsigned long long nanoseconds_now() {
     unsigned long long t;
@@ -374,7 +377,7 @@ __device__ unsigned long long nanoseconds_now() {
 }
 
 // Re-reads status[i] until it holds one of this pass's flags, and returns that word. A wait that
-// outlasts kSweepPatienceNs gives up, and so does every later wait of the sort (gave_up): it
+// outlasts sweep_patience_ns gives up, and so does every later wait of the sort (gave_up): it
 // returns a prefix of 0, so a broken look-back ends in a wrong sort, never in a hang.
 __device__ unsigned long long wait_published(unsigned long long* status, size_t i, SweepFlags flags,
                                              unsigned* gave_up) {
@@ -386,7 +389,7 @@ __device__ unsigned long long wait_published(unsigned long long* status, size_t 
         if (flag_of(w) == flags.aggregate || flag_of(w) == flags.prefix) return w;
         const unsigned long long now = nanoseconds_now();
         if (since == 0) since = now;
-        if (given_up.load(cuda::memory_order_relaxed) != 0 || now - since > kSweepPatienceNs) {
+        if (given_up.load(cuda::memory_order_relaxed) != 0 || now - since > sweep_patience_ns) {
             given_up.store(1, cuda::memory_order_relaxed);
             return status_word(flags.prefix, 0);
         }
@@ -591,6 +594,13 @@ void run_onesweep(const SortJob& job) {
     if (n == 0) return;
     const size_t tiles = ceil_div(n, kSweepTile);
     const bool pairs = job.values_in != nullptr;
+    static const bool sanitized = [] {  // once per process (make sanitize: one GPU)
+        if (!std::getenv("COURSE_SANITIZE")) return false;
+        const unsigned long long minute = 60'000'000'000ull;
+        CUDA_CHECK(cudaMemcpyToSymbol(sweep_patience_ns, &minute, sizeof minute));
+        return true;
+    }();
+    (void)sanitized;
     // One zeroed block, one memset per sort: the digit counts, a tile counter per pass, the
     // give-up word and a spare (so the status words start 8-byte aligned), the status words.
     const size_t head = kRadixPasses * kRadixDigits + kRadixPasses + 2;
