@@ -241,14 +241,20 @@ STEP_CASE(kSteps, "split", "only bit b varying, for each b from 0 to 31") {
     }
 }
 
-// ---- step 4: digits that are all the same in some passes -------------------------------------------
-STEP_CASE(kSteps, "radix_sort", "only one byte varying, for each byte") {
+// Keys of 3 tiles + 5 in which only one byte varies, each byte in turn (the others a fixed
+// pattern): in every other pass each tile's keys share one digit.
+void expect_one_byte_varying(const SortStep& step, size_t tile) {
     for (int byte = 0; byte < 4; ++byte) {
         CAPTURE(byte);
-        std::vector<uint32_t> keys = make_keys(3 * kRadixTile + 5, Distribution::random, byte);
+        std::vector<uint32_t> keys = make_keys(3 * tile + 5, Distribution::random, byte);
         for (uint32_t& k : keys) k = (0xC3C3C3C3u & ~(0xFFu << 8 * byte)) | (k & (0xFFu << 8 * byte));
         expect_step(step, keys);
     }
+}
+
+// ---- step 4: digits that are all the same in some passes -------------------------------------------
+STEP_CASE(kSteps, "radix_sort", "only one byte varying, for each byte") {
+    expect_one_byte_varying(step, kRadixTile);
 }
 STEP_CASE(kSteps, "radix_sort", "every digit value in every tile, 4 tiles") {
     std::vector<uint32_t> keys(4 * kRadixTile);
@@ -340,12 +346,7 @@ STEP_CASE(kSteps, "onesweep", "int and float keys over many tiles, with and with
 // Each pass's digit in turn is the only one that varies: in the other passes every tile's keys
 // fall in one digit, so one chain of the look-back carries all the keys and 255 carry none.
 STEP_CASE(kSteps, "onesweep", "only one byte varying, for each byte; every digit value in every tile") {
-    for (int byte = 0; byte < 4; ++byte) {
-        CAPTURE(byte);
-        std::vector<uint32_t> keys = make_keys(3 * kSweepTile + 5, Distribution::random, byte);
-        for (uint32_t& k : keys) k = (0xC3C3C3C3u & ~(0xFFu << 8 * byte)) | (k & (0xFFu << 8 * byte));
-        expect_step(step, keys);
-    }
+    expect_one_byte_varying(step, kSweepTile);
     std::vector<uint32_t> keys(4 * kSweepTile);
     for (size_t i = 0; i < keys.size(); ++i) keys[i] = (uint32_t)((i * 2654435761u) & 0xFFu) * 0x01010101u;
     expect_step(step, keys);
