@@ -351,7 +351,7 @@ __device__ void move_slice(T* out, const T* mine, const T* theirs, Range slice) 
     if (bits % 16 == 0) {
         const size_t quads = slice.size() / 4, step = blockDim.x;
         const Q* t = reinterpret_cast<const Q*>(theirs + i);
-        const Q* m = reinterpret_cast<const Q*>(mine + i);
+        const Q* m = add ? reinterpret_cast<const Q*>(mine + i) : nullptr;  // no arithmetic on a null mine
         Q* o = reinterpret_cast<Q*>(out + i);
         for (size_t q = threadIdx.x; q < quads; q += 4 * step) {
             Q v[4];
