@@ -25,12 +25,12 @@ double blocks_per_sm() {
 
 // Step 5: per element SAXPY does one FMA, a * x[i] + y[i]: 2 FLOP. Its DRAM traffic is x[i] read,
 // y[i] read and y[i] written, 4 bytes each: 12 bytes. 2 / 12 = 1/6, about 0.167 FLOP per byte,
-// some 80 times below the H200's ridge point of 13.9: memory-bound (a is a kernel argument and
+// some 120 times below the H100's ridge point of 20.0: memory-bound (a is a kernel argument and
 // costs no traffic; at large n no cache holds x or y between their use).
 //
-// README question 4, SAXPY at n = 2^28 on the H200: it moves 12 x 2^28 = 3.2 GB, so at least
-// 0.67 ms at the theoretical 4814 GB/s, realistically about 0.76 ms at the measured copy speed of
-// 4260 GB/s. Its 2 x 2^28 FLOP in that time are about 700 GFLOP/s, around 1% of the FP32 peak,
+// README question 4, SAXPY at n = 2^28 on the H100: it moves 12 x 2^28 = 3.2 GB, so at least
+// 0.96 ms at the theoretical 3352 GB/s, realistically about 1.06 ms at the measured copy speed of
+// 3036 GB/s. Its 2 x 2^28 FLOP in that time are about 506 GFLOP/s, under 1% of the FP32 peak,
 // and that is fine: the bytes set the speed.
 double saxpy_flop_per_byte() {
     const double flop = 2, bytes = 3 * sizeof(float);
