@@ -28,9 +28,9 @@ double elements_of_thread0() {
 
 // Step 4: a float4 load requests 16 bytes, and every one of the SM's 2048 resident threads waits
 // on one: 2048 x 16 = 32,768 bytes in flight, four times what one float per thread (step 3)
-// keeps outstanding, and above the roughly 20 KB per SM that Little's law asks for at 4.8 TB/s
-// and about 0.6 us of latency (README, Key concepts). That is why step 4 reaches the copy's
-// speed and step 3 does not.
+// keeps outstanding, and above the roughly 15 KB per SM that Little's law asks for at 3.35 TB/s
+// and about 0.6 us of latency on an H100 (README, Key concepts). That is why step 4 reaches the
+// copy's speed and step 3 does not.
 double bytes_in_flight() { return 2048.0 * 16; }
 
 }  // namespace
