@@ -63,15 +63,16 @@ double host_levels_calls(long long n) {
 // input again and writes the output once: 4 + 4 + 4 = 12 bytes, "3n" in arrays of n ints, against
 // step 4's 16 (4n: its pass 3 reads back and rewrites what pass 1 stored) and step 6's 8 (2n).
 //
-// The H200's benchmark (LECTURE.md) against this model, time = traffic / copy bandwidth (a copy
-// moves 2n in 0.0641 ms at 2^25 and 0.5044 ms at 2^28):
-//   2^25: model 0.0962 ms, measured 0.1040 ms, 1.08 times the model
-//   2^28: model 0.7566 ms, measured 0.7600 ms, 1.00 times the model
+// The benchmark on an NVIDIA H100 80GB HBM3 (LECTURE.md) against this model, time = traffic /
+// copy bandwidth (a copy moves 2n in 0.0867 ms at 2^25 and 0.7084 ms at 2^28):
+//   2^25: model 0.1301 ms, measured 0.1382 ms, 1.06 times the model
+//   2^28: model 1.0626 ms, measured 1.0568 ms, 0.99 times the model
 // Reduce-then-scan streams at copy speed: a quarter of step 4's traffic gone, and over a quarter of
-// its time (0.76 ms instead of 1.06 at 2^28). The single-pass designs (step 6 and CUB) move 2n but
-// lose about half a copy's time to waiting, so step 5, which moves half as much again, ends only
-// 1.6 points of CUB behind step 6 at 2^28. At n = 10^6 (4 MB, inside L2) steps 4 and 5 run equally
-// fast: step 4's local scans are still in L2 when its pass 3 reads them back.
+// its time (1.06 ms instead of 1.43 at 2^28). The single-pass designs (step 6 and CUB) move 2n but
+// lose 0.2 to 0.4 of a copy's time to waiting, less than the half copy that step 5's extra n
+// costs, so step 5 ends 13 points of CUB behind step 6 at 2^28 (82.3 against 95.3%). At n = 10^6
+// (4 MB, inside L2) steps 4 and 5 run equally fast: step 4's local scans are still in L2 when its
+// pass 3 reads them back.
 double reduce_then_scan_bytes() {
     const double pass1 = sizeof(int);      // reduce_tiles reads the input
     const double pass3 = 2 * sizeof(int);  // rescan_tiles reads it again and writes the output
