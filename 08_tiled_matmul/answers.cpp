@@ -97,27 +97,30 @@ int fewest_slices_that_fill(int m, int n, int k, int sms, int blocks_per_sm) {
 
 }  // namespace
 
-// Each rung on the H200's roofline (132 SMs at 1980 MHz: FP32 peak 66.9 TFLOP/s, DRAM 4814 GB/s,
-// shared memory 32 banks x 4 B x 132 SMs x 1.98 GHz = 33.5 TB/s). "Global" counts bytes
-// *requested* from global memory per FMA (before the caches), "shared" the bytes each thread reads
-// from shared memory per FMA. Each roof is what that traffic alone allows: min(66.9 TFLOP/s,
-// intensity x 4814 GB/s) for DRAM, and 2 FLOP x 33.5 TB/s / (shared bytes per FMA) for shared
-// memory. Measured at 4096^3, TFLOP/s:
+// Each rung on the roofline of an NVIDIA H100 80GB HBM3 (132 SMs at 1980 MHz: FP32 peak
+// 66.9 TFLOP/s, DRAM 3352 GB/s, ridge 20.0 FLOP per byte; shared memory 32 banks x 4 B x 132 SMs
+// x 1.98 GHz = 33.5 TB/s). "Global" counts bytes *requested* from global memory per FMA (before
+// the caches), "shared" the bytes each thread reads from shared memory per FMA. Each roof is what
+// that traffic alone allows: min(66.9 TFLOP/s, intensity x 3352 GB/s) for DRAM, and 2 FLOP x
+// 33.5 TB/s / (shared bytes per FMA) for shared memory. Measured at 4096^3 (make bench-08,
+// commit 524328f), TFLOP/s:
 //
 //   kernel                        global B/FMA  FLOP/byte  DRAM roof  shared B/FMA  shared roof  measured
-//   naive                                  8       0.25        1.2             -            -  0.50 (x->row), 5.75 (x->col)
-//   tiled, T = 32                       0.25          8       38.5             8          8.4  8.67
-//   register_blocked_1d, 64 x 64       0.125         16       66.9           4.5         14.9  15.98
-//   register_blocked_2d, 128 x 128    0.0625         32       66.9             1         66.9  45.31
-//   cuBLAS SGEMM                                                                               51.25
+//   naive                                  8       0.25       0.84             -            -  0.50 (x->row), 5.85 (x->col)
+//   tiled, T = 32                       0.25          8       26.8             8          8.4  8.90
+//   register_blocked_1d, 64 x 64       0.125         16       53.6           4.5         14.9  16.33
+//   register_blocked_2d, 128 x 128    0.0625         32       66.9             1         66.9  45.27
+//   cuBLAS SGEMM                                                                               51.72
 //
-// The naive kernel is memory-bound twice over. Tiling brings the kernel close to the DRAM ridge
-// (8 against 13.9 FLOP per byte) and register blocking past it (16 and 32), but the bottleneck
-// moves to shared memory; the measured points sit right at that roof (slightly above, because
-// broadcast reads cost less than counted). Only the 2D micro-tile takes shared memory out of the
-// way; what limits it then is the FMA pipe and everything else it must issue (loads, address
-// arithmetic, the barrier). Tiling cuts the global loads 32-fold, yet buys only 1.4 to 1.5 times
-// over the coalesced naive kernel: the caches already gave that kernel most of its reuse.
+// The naive kernel is memory-bound twice over. Tiling raises the kernel to 8 FLOP per byte and 1D
+// register blocking to 16, both still under the ridge (20.0), and only the 2D micro-tile past it
+// (32); yet DRAM is not what holds tiled and 1D back: the bottleneck has moved to shared memory,
+// whose roof is far below their DRAM roofs, and the measured points sit right at it (slightly
+// above, because broadcast reads cost less than counted). Only the 2D micro-tile takes shared
+// memory out of the way; what limits it then is the FMA pipe and everything else it must issue
+// (loads, address arithmetic, the barrier). Tiling cuts the global loads 32-fold, yet buys only
+// 1.4 to 1.5 times over the coalesced naive kernel: the caches already gave that kernel most of
+// its reuse.
 
 const std::vector<Answer>& prediction_answers() {
     static const std::vector<Answer> answers = {
