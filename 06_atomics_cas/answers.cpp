@@ -23,7 +23,7 @@ namespace {
 // expected value stale, so all 31 others fail and retry with the value their failed CAS returned;
 // in round 2, 31 try and one succeeds; ... 32 + 31 + ... + 1 = 32 x 33 / 2 = 528 atomicCAS for 32
 // additions. The total grows with the square of the number of contenders: that is the benchmark's
-// cas_add rows (four times the threads, about twelve times the time on an H200), and why the
+// cas_add rows (four times the threads, about twelve times the time on an H100), and why the
 // program runs cas_add on --cas-n updates only.
 double cas_tries(long long threads) {
     long long tries = 0;
