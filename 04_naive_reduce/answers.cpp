@@ -11,10 +11,10 @@ namespace {
 // a float, and from 2^24 to 2^25 the floats are 2 apart. Once the total is 2^24, each addition
 // computes 2^24 + 1, exactly halfway between 2^24 and 2^24 + 2, and rounds to the even one, 2^24:
 // the total stalls there, whatever order the atomics take. 2^25 ones sum to 16,777,216, an error
-// of 50%. (LECTURE demo 2 on an H100: atomic_each returned 16777216; block_serial, block_tree,
-// stats, rows_cols, atomic_per_thread and CUB all 33554432 exactly, because no running total of
-// theirs gets near 2^24: each thread adds about 124 values, each block 256 thread sums, the host
-// adds in double.)
+// of 50%. (LECTURE demo 2 on an NVIDIA H100 80GB HBM3, 2026-11-27: atomic_each returned
+// 16777216; block_serial, block_tree, rows_cols, atomic_per_thread and CUB all 33554432 exactly,
+// stats a mean of exactly 1, because no running total of theirs gets near 2^24: each thread adds
+// about 124 values, each block 256 thread sums, the host adds in double.)
 double sum_of_ones() {
     float serial = 0.0f;
     for (size_t i = 0; i < ((size_t)1 << 25); ++i) serial += 1.0f;
