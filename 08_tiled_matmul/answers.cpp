@@ -19,7 +19,7 @@ namespace {
 // The stores to C follow the same pattern (x->row: 32 rows apart; x->col: neighbours).
 // make profile-08 (1024^3, NVIDIA H100 80GB HBM3) measures 16.5 sectors per load request for
 // x->row and 2.50 for x->col: each kernel has two loads per step, and the counter averages them,
-// (32 + 1) / 2 and (4 + 1) / 2. x->row takes 4.42 ms, x->col 0.347: the caches soften the
+// (32 + 1) / 2 and (4 + 1) / 2. x->row takes 4.39 ms, x->col 0.347: the caches soften the
 // difference, which is why the time ratio is not the sector ratio.
 double warp_sectors(size_t first, size_t stride) {
     std::vector<size_t> sectors;
