@@ -235,6 +235,23 @@ __device__ uint32_t lanes_with_digit(uint32_t digit) {
     return 1u << (threadIdx.x % 32);
 }
 
+// Loads this thread's keys (row r of its warp: keys_in[first + 32 * r]) and ranks each within
+// its warp, on the warp's own kRadixDigits counters. radix_scatter (step 4) and onesweep_pass
+// (step 6) both call it.
+template <int kRows>
+__device__ void load_and_rank(const uint32_t* __restrict__ keys_in, size_t n, size_t first, KeyType load_as,
+                              int shift, uint32_t* counts, uint32_t (&key)[kRows], uint32_t (&pos)[kRows]) {
+    const unsigned lane = threadIdx.x % 32;
+    for (unsigned d = lane; d < kRadixDigits; d += 32) counts[d] = 0;
+    __syncwarp();
+    // TODO(step 4): load the keys (through ordered_bits; a key past n is kLargestKey, so it ends
+    //               up at the very end of the sorted tile) and rank them: row by row, pos[r] =
+    //               how many of the warp's keys of the same digit come before it (earlier rows,
+    //               then lower lanes), counted in counts[digit]. Lanes that share a digit must
+    //               not race on its count.
+    for (int r = 0; r < kRows; ++r) key[r] = pos[r] = 0;  // keeps step 6's given stores inside the tile
+}
+
 // One pass of the scatter: tile position p of warp w, row r, lane l is w * 32 * kRadixRows +
 // 32 * r + l, as in step 3. offsets is the scanned counts array of (b).
 template <bool kPairs>
@@ -255,11 +272,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scatter(const uint32_t* _
     uint32_t key[kRadixRows];  // this thread's keys, row by row,
     uint32_t pos[kRadixRows];  // and their positions in the sorted tile
 
-    // TODO(step 4): load the keys (through ordered_bits; a key past n is kLargestKey, so it ends
-    //               up at the very end of the sorted tile) and rank them: row by row, pos[r] =
-    //               how many of the warp's keys of the same digit come before it (earlier rows,
-    //               then lower lanes), counted in digit_pos[warp][digit] (zero it first). Lanes
-    //               that share a digit must not race on its count.
+    load_and_rank<kRadixRows>(keys_in, n, first, load_as, shift, digit_pos[warp], key, pos);  // counts in digit_pos[warp]
 
     // TODO(step 4): thread d turns digit d's counts into positions: digit_pos[w][d] = where warp
     //               w's first key of digit d goes in the sorted tile (the keys of smaller digits,
@@ -480,8 +493,8 @@ struct SweepPass {
     unsigned* gave_up;            // wait_published's, zeroed
 };
 
-// Given, but for sweep_flags and look_back: one pass. Tile positions as in step 4: warp w, row
-// r, lane l holds tile position w * 32 * kSweepRows + 32 * r + l.
+// Given, but for sweep_flags and look_back (and step 4's load_and_rank): one pass. Tile
+// positions as in step 4: warp w, row r, lane l holds tile position w * 32 * kSweepRows + 32 * r + l.
 template <bool kPairs>
 __global__ void __launch_bounds__(kSweepThreads, 2) onesweep_pass(SweepPass a) {
     static_assert(kSweepWarps * kRadixDigits <= kSweepTile && kRadixDigits <= kSweepThreads, "the shared layout");
@@ -495,7 +508,6 @@ __global__ void __launch_bounds__(kSweepThreads, 2) onesweep_pass(SweepPass a) {
     // Tiles are numbered in the order blocks start, not by blockIdx (07's step 6): a tile only
     // ever waits for tiles that have started, so the look-back always ends.
     if (t == 0) tile_number = atomicAdd(a.tile_counter, 1u);
-    for (unsigned i = t; i < kSweepWarps * kRadixDigits; i += kSweepThreads) (&warp_counts[0][0])[i] = 0;
     __syncthreads();
     const size_t tile = tile_number;
     const size_t tile_first = tile * kSweepTile;
@@ -503,22 +515,8 @@ __global__ void __launch_bounds__(kSweepThreads, 2) onesweep_pass(SweepPass a) {
     const size_t first = tile_first + (size_t)warp * 32 * kSweepRows + lane;  // this thread's row 0
     const int shift = a.pass * kRadixBits;
 
-    // Load (a key past n is kLargestKey: last in the sorted tile) and rank in the warp, as step 4.
     uint32_t key[kSweepRows], pos[kSweepRows];
-#pragma unroll
-    for (int r = 0; r < kSweepRows; ++r)
-        key[r] = first + 32 * r < a.n ? ordered_bits(a.keys_in[first + 32 * r], a.load_as) : kLargestKey;
-    const uint32_t lanes_below = (1u << lane) - 1;
-#pragma unroll
-    for (int r = 0; r < kSweepRows; ++r) {
-        const uint32_t d = digit_of(key[r], shift);
-        const uint32_t peers = lanes_with_digit(d);
-        const uint32_t before = warp_counts[warp][d];
-        __syncwarp();
-        if ((peers & lanes_below) == 0) warp_counts[warp][d] = before + __popc(peers);
-        __syncwarp();
-        pos[r] = before + __popc(peers & lanes_below);
-    }
+    load_and_rank<kSweepRows>(a.keys_in, a.n, first, a.load_as, shift, warp_counts[warp], key, pos);  // as step 4
     __syncthreads();
 
     // Thread d (< kRadixDigits) owns digit d: the warps' counts become each warp's start within
